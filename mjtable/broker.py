@@ -1,0 +1,165 @@
+"""Start and stop a real local mosquitto broker (tests, benchmarks and ``mjtable demo``).
+
+The broker listens on 127.0.0.1 only, on free ports, with a config written to a private directory.
+Mosquitto started as root drops privileges to the ``mosquitto`` user unless told ``user root``; we write
+``user`` explicitly so the broker can read its own password and ACL files.  Blocking API; not thread-bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+
+class BrokerError(RuntimeError):
+    """Mosquitto is missing or did not come up."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+            raise BrokerError(f"mosquitto exited with code {proc.returncode}: {out.strip()}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return
+        time.sleep(0.005)
+    raise BrokerError(f"mosquitto did not accept connections on port {port} within {timeout_s} s")
+
+
+@dataclass
+class LocalMosquitto:
+    """A mosquitto process on 127.0.0.1.
+
+    Args:
+        port: MQTT/TCP port (0 = pick a free one).
+        ws_port: websockets port for browsers (0 = pick a free one, None = no websockets listener).
+        passwords: user -> password; when given, anonymous access is off and an ACL may be set.
+        acl: ACL file text (mosquitto syntax), used only with ``passwords``.
+        persistence: keep retained messages and sessions across restarts of this object (same directory).
+        workdir: directory for config, data and log (a temporary one when None).
+    """
+
+    port: int = 0
+    ws_port: int | None = 0
+    passwords: dict[str, str] | None = None
+    acl: str | None = None
+    persistence: bool = False
+    workdir: Path | None = None
+    extra_config: str = ""
+    _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def host(self) -> str:
+        return "127.0.0.1"
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _binary(self) -> str:
+        for cand in (shutil.which("mosquitto"), "/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"):
+            if cand and os.path.exists(cand):
+                return cand
+        raise BrokerError("mosquitto is not installed: run scripts/bootstrap or 'apt-get install mosquitto'")
+
+    def _write_config(self) -> Path:
+        if self.workdir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="mjt-mosq-")
+            self.workdir = Path(self._tmp.name)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        if self.port == 0:
+            self.port = free_port()
+        if self.ws_port == 0:
+            self.ws_port = free_port()
+        lines = ["per_listener_settings false", "log_dest stdout", "log_type error", "log_type warning",
+                 "max_queued_messages 100000", "max_inflight_messages 100"]
+        if os.geteuid() == 0:
+            lines.append("user root")
+        if self.persistence:
+            lines += ["persistence true", f"persistence_location {self.workdir}/", "autosave_interval 1"]
+        else:
+            lines.append("persistence false")
+        if self.passwords:
+            pw = self.workdir / "passwd"
+            pw.write_text("")
+            for user, secret in self.passwords.items():
+                subprocess.run(["mosquitto_passwd", "-b", str(pw), user, secret], check=True,
+                               capture_output=True)
+            lines += ["allow_anonymous false", f"password_file {pw}"]
+            if self.acl is not None:
+                acl = self.workdir / "acl"
+                acl.write_text(self.acl)
+                lines.append(f"acl_file {acl}")
+        else:
+            lines.append("allow_anonymous true")
+        lines += [f"listener {self.port} 127.0.0.1", "protocol mqtt"]
+        if self.ws_port is not None:
+            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
+        if self.extra_config:
+            lines.append(self.extra_config)
+        conf = self.workdir / "mosquitto.conf"
+        conf.write_text("\n".join(lines) + "\n")
+        return conf
+
+    def start(self, timeout_s: float = 10.0) -> LocalMosquitto:
+        """Start the broker and wait until its TCP (and websockets) port accepts connections."""
+        if self.running:
+            return self
+        conf = self._write_config() if self._proc is None or self.workdir is None else self.workdir / "mosquitto.conf"
+        if not conf.exists():
+            conf = self._write_config()
+        self._proc = subprocess.Popen([self._binary(), "-c", str(conf)], stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT)
+        _wait_port(self.port, self._proc, timeout_s)
+        if self.ws_port is not None:
+            _wait_port(self.ws_port, self._proc, timeout_s)
+        return self
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop the broker (SIGTERM, then SIGKILL); the config and data stay for a restart."""
+        if self._proc is None:
+            return
+        if self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(timeout_s)
+        if self._proc.stdout:
+            self._proc.stdout.close()
+        self._proc = None
+
+    def restart(self) -> None:
+        """Stop and start again on the same ports and config (a broker outage)."""
+        self.stop()
+        self.start()
+
+    def close(self) -> None:
+        self.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> LocalMosquitto:
+        return self.start()
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
