@@ -420,7 +420,7 @@ class TileSet:
                 what = "fifth copy" if self.counts[t.kind] == 4 else f"copy #{kinds[t.kind]}"
                 raise NotationError(f"{what} of {t.plain.code}: the {self.name} set has "
                                     f"{self.counts[t.kind]}", -1, text)
-            if reds[t.kind] > self.red_fives[t.kind // 9]:
+            if t.red and reds[t.kind] > self.red_fives[t.kind // 9]:
                 raise NotationError(f"too many red fives {t.code} for the {self.name} set", -1, text)
 
 

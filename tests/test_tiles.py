@@ -91,3 +91,8 @@ def test_fifth_copy_and_count() -> None:
 @given(st.lists(st.sampled_from(MCR_TILESET.all_tiles()), max_size=14))
 def test_format_parse_round_trip(tiles: list[Tile]) -> None:
     assert sorted(parse_tiles(format_tiles(tiles))) == sorted(tiles)
+
+
+def test_check_accepts_honors_and_flowers_in_every_set() -> None:
+    check_hand(parse_hand("123456789m234p7z1f"), MCR_TILESET)
+    check_hand(parse_hand("123456789m0p34p77z"), RIICHI_TILESET)

@@ -1,0 +1,30 @@
+"""``mjtable score``: score winning hands, JSON lines on stdin -> one JSON line each on stdout.
+
+MCR profiles (``mcr-1998``, ``mcr-2006`` default, ``mcr-2017``) are scored by :mod:`controller.mcr`;
+``sichuan-sbr-2025`` and ``riichi-hkma-2025`` are dispatched to their packages (see
+:func:`controller.mcr.jsonlines.handler_for`).  Exit status 0 even when some lines fail (each failure is an
+``{"ok": false, "error": ...}`` line); 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.mcr.jsonlines import ALL_RULES, handler_for, run_lines
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register ``--rules``, ``--explain`` and ``--input``."""
+    parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
+    parser.add_argument("--explain", action="store_true", help="say which tiles or sets produced each fan")
+    parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8"), default=None,
+                        help="read JSON lines from this file instead of stdin")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score every input line; returns the exit code."""
+    handler = handler_for(args.rules, "score", explain=args.explain)
+    stream = args.input or sys.stdin
+    run_lines(stream, sys.stdout, handler)
+    return 0

@@ -1,0 +1,25 @@
+"""``mjtable waits``: every tile that completes a 13-tile hand, with its fan total on a discard win.
+
+Same input as ``mjtable score`` without ``win``; out ``{"ok": true, "waits": [{"tile": "3s", "total": 12,
+"meets_minimum": true}, ...]}`` (``total`` includes flowers, ``meets_minimum`` checks 8 points without them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.mcr.jsonlines import ALL_RULES, handler_for, run_lines
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register ``--rules`` and ``--input``."""
+    parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
+    parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8"), default=None,
+                        help="read JSON lines from this file instead of stdin")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Answer every input line; returns the exit code."""
+    run_lines(args.input or sys.stdin, sys.stdout, handler_for(args.rules, "waits"))
+    return 0

@@ -1,0 +1,119 @@
+"""Camera observations (vision event dicts) checked against what is legal now.
+
+A confident observation that matches the game is applied as the action it shows (or acknowledged when the
+engine already knows it); anything uncertain, below ``camera_min_confidence`` or contradicting the state
+becomes an open referee alert and changes nothing else.  ``hand_seen`` (hand cameras, referee-only) turns full
+information on for that seat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from controller.engine.effects import Alert, Effect
+from controller.engine.errors import Reject
+from controller.engine.events import Claim, ConcealedKong, DeclareWin, Discard, Event
+from controller.engine.procedure import parse_tile, sorted_tiles, with_seat
+from controller.engine.query import known_count
+from controller.engine.state import AlertRec, GameState, Phase
+from mjtable.tiles import MeldKind
+
+VISION_TYPES = ("discard", "meld", "concealed_kong", "win_shown", "uncertain", "hand_seen")
+
+
+def raise_alert(state: GameState, kind: str, message: str, data: dict[str, Any], fx: list[Effect]) -> GameState:
+    a = AlertRec(id=f"alert-{len(state.alerts) + 1}", kind=kind, message=message, data=tuple(data.items()),
+                 at_s=state.now_s)
+    fx.append(Alert(id=a.id, kind=kind, message=message, data=data))
+    return replace(state, alerts=(*state.alerts, a))
+
+
+def _seat(obs: dict[str, Any]) -> int:
+    seat = obs.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+        raise Reject("bad_seat", f"camera event without a seat 0..3: {seat!r}")
+    return seat
+
+
+def translate(state: GameState, obs: dict[str, Any], ev: Event) -> Event | None:
+    """The action an observation shows, or None when the engine already has it.  Raises Reject on mismatch."""
+    kind = obs.get("type")
+    seat = _seat(obs)
+    codes = obs.get("tiles") or []
+    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+        raise Reject("bad_event", "camera 'tiles' must be a list of codes")
+    hand = state.hand
+    if hand is None:
+        raise Reject("wrong_phase", "no hand in progress")
+    s = hand.seats[seat]
+    if kind == "discard":
+        if len(codes) != 1:
+            raise Reject("bad_event", "a discard shows one tile")
+        t = parse_tile(codes[0])
+        pos = obs.get("position")
+        if isinstance(pos, int) and 0 <= pos < len(s.pond):
+            if s.pond[pos].tile.kind != t.kind:
+                raise Reject("not_held", f"camera sees {t.code} at seat {seat} pond position {pos}, "
+                             f"the engine has {s.pond[pos].tile.code}")
+            return None
+        return Discard(id=ev.id, at_s=ev.at_s, seat=seat, tile=t.code)
+    if kind == "meld":
+        tiles = [parse_tile(c) for c in codes if c != "back"]
+        if any(list(sorted_tiles(tiles)) == list(m.tiles) for m in s.melds):
+            return None
+        if hand.claim is None:
+            raise Reject("no_window", f"camera sees a new meld at seat {seat} but no discard is open to claim")
+        d = hand.claim.tile
+        if len(tiles) == 4:
+            return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="kong")
+        if len(tiles) == 3 and len({t.kind for t in tiles}) == 1:
+            return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="pung")
+        rest = list(tiles)
+        match = next((t for t in rest if t.kind == d.kind), None)
+        if match is None or len(tiles) != 3:
+            raise Reject("illegal_claim", f"camera meld {codes} does not contain the discard {d.code}")
+        rest.remove(match)
+        return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="chow", tiles=tuple(t.code for t in rest))
+    if kind == "concealed_kong":
+        faces = [c for c in codes if c != "back"]
+        n_kongs = sum(1 for m in s.melds if m.kind is MeldKind.CONCEALED_KONG)
+        if n_kongs and state.phase is not Phase.TURN:
+            return None
+        return ConcealedKong(id=ev.id, at_s=ev.at_s, seat=seat, tile=faces[0] if faces else "")
+    if kind == "win_shown":
+        tiles = [parse_tile(c) for c in codes]
+        if hand.claim is not None:
+            rest = list(tiles)
+            match = next((t for t in rest if t.kind == hand.claim.tile.kind), None)
+            if match is not None:
+                rest.remove(match)
+            return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="win", tiles=tuple(t.code for t in rest))
+        return DeclareWin(id=ev.id, at_s=ev.at_s, seat=seat, tiles=tuple(t.code for t in tiles))
+    raise Reject("bad_event", f"unknown camera event type {kind!r}")
+
+
+def hand_seen(state: GameState, obs: dict[str, Any]) -> GameState:
+    """A hand camera read ``seat``'s concealed tiles: they must agree in number and with every known tile."""
+    seat = _seat(obs)
+    hand = state.hand
+    if hand is None:
+        raise Reject("wrong_phase", "no hand in progress")
+    codes = obs.get("tiles") or []
+    tiles = [parse_tile(c) for c in codes]
+    s = hand.seats[seat]
+    if len(tiles) != len(s.known) + s.unknown:
+        raise Reject("bad_hand", f"seat {seat} should hold {len(s.known) + s.unknown} concealed tiles, "
+                     f"the hand camera sees {len(tiles)}")
+    rest = list(tiles)
+    for k in s.known:
+        m = next((t for t in rest if t.kind == k.kind), None)
+        if m is None:
+            raise Reject("bad_hand", f"the hand camera does not see {k.code}, which seat {seat} holds")
+        rest.remove(m)
+    for t in {t.kind for t in rest}:
+        extra = sum(1 for x in rest if x.kind == t)
+        if known_count(hand, t) + extra > (1 if t >= 34 else 4):
+            raise Reject("impossible_tile", "the hand camera reading implies a fifth copy")
+    new = replace(s, known=sorted_tiles(tiles), unknown=0)
+    return replace(state, hand=with_seat(hand, seat, new))

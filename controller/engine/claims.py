@@ -1,0 +1,315 @@
+"""Discards, claim windows and their arbitration, melds and kongs (MCR digest §2.8, §2.9, §4)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from controller.engine.effects import Effect, SetLed
+from controller.engine.errors import Reject
+from controller.engine.procedure import sorted_tiles, take, with_seat
+from controller.engine.query import known_count, ruleset_of
+from controller.engine.ruleset import ClaimKind
+from controller.engine.state import Call, ClaimWindow, GameState, HandState, MeldRec, Phase, PondTile, SeatState
+from controller.engine.timers import cancel, limits, start
+from mjtable.tiles import MeldKind, Tile
+
+
+def check_can_hold(hand: HandState, s: SeatState, seat: int, tiles: list[Tile]) -> SeatState:
+    """Remove ``tiles`` from ``seat``'s concealed tiles: known ones first, unknown ones when the face is still
+    possible (no fifth copy).  Raises ``not_held`` / ``impossible_tile``."""
+    known = list(s.known)
+    unknown = s.unknown
+    extra: dict[int, int] = {}
+    for t in tiles:
+        if t in known:
+            known.remove(t)
+            continue
+        same = next((k for k in known if k.kind == t.kind), None)
+        if same is not None:
+            known.remove(same)
+            continue
+        if unknown <= 0:
+            raise Reject("not_held", f"seat {seat} does not hold {t.code}")
+        extra[t.kind] = extra.get(t.kind, 0) + 1
+        limit = 1 if t.is_flower else 4
+        if known_count(hand, t.kind) + extra[t.kind] > limit:
+            raise Reject("impossible_tile", f"{t.code}: every copy is already accounted for (a fifth copy)")
+        unknown -= 1
+    return replace(s, known=tuple(known), unknown=unknown)
+
+
+def discard(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState:
+    """``seat`` shows ``t``; the claim window opens [000:L496; 004:L244]."""
+    hand = state.hand
+    assert hand is not None
+    if hand.promoted is not None:
+        raise Reject("wrong_phase", "a promoted kong is waiting for its rob window")
+    s = check_can_hold(hand, hand.seats[seat], seat, [t])
+    s = replace(s, pond=(*s.pond, PondTile(t)))
+    hand = with_seat(hand, seat, s)
+    hand = replace(hand, last_discard=(seat, t), drawn=None, drew=False, after_kong=False, first_turn=False,
+                   turn=None)
+    state = replace(state, hand=hand)
+    state = cancel(state, "turn", fx)
+    state = cancel(state, "opening", fx)
+    fx.append(SetLed(seat=seat, on=False))
+    return open_window(state, seat, t, fx, robbing=False)
+
+
+def eligible_claims(state: GameState, seat: int, discarder: int, t: Tile, *, robbing: bool) -> set[ClaimKind]:
+    """What ``seat`` could call on ``t`` (full information: exact; partial: anything not ruled out)."""
+    hand = state.hand
+    assert hand is not None
+    rules = ruleset_of(state)
+    kinds = rules.claim_kinds()
+    s = hand.seats[seat]
+    out: set[ClaimKind] = set()
+    if t.is_flower:
+        return out
+    from controller.engine.wins import can_win_on
+
+    if ClaimKind.WIN in kinds and s.dead is None and can_win_on(state, seat, t, discarder, robbing=robbing):
+        out.add(ClaimKind.WIN)
+    if robbing or hand.wall_remaining <= 0:
+        return out  # only a win on the last discard or a robbed kong
+    n = sum(1 for k in s.known if k.kind == t.kind) + s.unknown
+    if ClaimKind.PUNG in kinds and n >= 2:
+        out.add(ClaimKind.PUNG)
+    if ClaimKind.KONG in kinds and n >= 3:
+        out.add(ClaimKind.KONG)
+    if ClaimKind.CHOW in kinds and seat == (discarder + 1) % 4 and t.is_suited and chow_options(s, t):
+        out.add(ClaimKind.CHOW)
+    return out
+
+
+def chow_options(s: SeatState, t: Tile) -> list[tuple[Tile, Tile]]:
+    """Pairs of concealed tiles making a chow with ``t`` (unknown tiles could be anything)."""
+    if not t.is_suited:
+        return []
+    base = t.kind - t.kind % 9
+    have = {k.kind: k for k in s.known}
+    out: list[tuple[Tile, Tile]] = []
+    for a, b in ((-2, -1), (-1, 1), (1, 2)):
+        ka, kb = t.kind + a, t.kind + b
+        if not (base <= ka < base + 9 and base <= kb < base + 9):
+            continue
+        if s.unknown >= 2 or (ka in have and kb in have) or (s.unknown >= 1 and (ka in have or kb in have)):
+            out.append((have.get(ka, Tile(ka)), have.get(kb, Tile(kb))))
+    return out
+
+
+def open_window(state: GameState, seat: int, t: Tile, fx: list[Effect], *, robbing: bool) -> GameState:
+    hand = state.hand
+    assert hand is not None
+    eligible = frozenset(o for o in range(4) if o != seat and eligible_claims(state, o, seat, t, robbing=robbing))
+    lim = limits(state)
+    win = ClaimWindow(discard_seat=seat, tile=t, opened_s=state.now_s, deadline_s=state.now_s + lim.claim_s,
+                      eligible=eligible, robbing=robbing)
+    state = replace(state, hand=replace(hand, claim=win), phase=Phase.ROB_KONG if robbing else Phase.CLAIMS)
+    if not eligible:
+        return close_window(state, fx)
+    return start(state, "claim", None, lim.claim_s, fx)
+
+
+def add_call(state: GameState, call: Call, fx: list[Effect]) -> GameState:
+    """Record a call in the open window (validated against what the seat can hold)."""
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    seat = call.seat
+    if seat == w.discard_seat:
+        raise Reject("illegal_claim", "a player cannot claim his own discard")
+    if seat in w.passed or any(c.seat == seat for c in w.calls):
+        raise Reject("already_acted", f"seat {seat} already passed or called on this discard")
+    if w.robbing and call.kind is not ClaimKind.WIN:
+        raise Reject("illegal_claim", "only a win may rob a kong [000:L626]")
+    if call.kind not in ruleset_of(state).claim_kinds():
+        raise Reject("illegal_claim", f"{call.kind} does not exist in {state.config.rules}")
+    if call.kind is not ClaimKind.WIN and hand.wall_remaining <= 0:
+        raise Reject("illegal_claim", "only a win may be called on the last discard")
+    s = hand.seats[seat]
+    if call.kind is ClaimKind.CHOW:
+        if seat != (w.discard_seat + 1) % 4:
+            raise Reject("illegal_claim", "a chow may only be claimed from the player on the left (上家)")
+        if len(call.tiles) != 2:
+            raise Reject("illegal_claim", "a chow names the two tiles from the hand")
+        kinds = sorted([w.tile.kind, *(x.kind for x in call.tiles)])
+        if not (w.tile.is_suited and all(x.is_suited and x.suit == w.tile.suit for x in call.tiles)
+                and kinds[1] == kinds[0] + 1 and kinds[2] == kinds[1] + 1):
+            raise Reject("illegal_claim", "those tiles do not make a chow with the discard")
+        check_can_hold(hand, s, seat, list(call.tiles))
+    elif call.kind in (ClaimKind.PUNG, ClaimKind.KONG):
+        need = 2 if call.kind is ClaimKind.PUNG else 3
+        check_can_hold(hand, s, seat, [w.tile] * need)
+    w = replace(w, calls=(*w.calls, call), pending=w.pending - {seat})
+    state = replace(state, hand=replace(hand, claim=w))
+    return maybe_close(state, fx)
+
+
+def add_pass(state: GameState, seat: int, fx: list[Effect]) -> GameState:
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    if seat == w.discard_seat:
+        raise Reject("illegal_claim", "the discarder has nothing to pass on")
+    if seat in w.passed or any(c.seat == seat for c in w.calls):
+        raise Reject("already_acted", f"seat {seat} already passed or called on this discard")
+    w = replace(w, passed=w.passed | {seat}, pending=w.pending - {seat})
+    return maybe_close(replace(state, hand=replace(hand, claim=w)), fx)
+
+
+def add_pending(state: GameState, seat: int) -> GameState:
+    """The seat pressed *call*: the window waits for the claim's details (camera or referee)."""
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    if seat == w.discard_seat or seat in w.passed or any(c.seat == seat for c in w.calls):
+        raise Reject("already_acted", f"seat {seat} cannot call now")
+    return replace(state, hand=replace(hand, claim=replace(w, pending=w.pending | {seat})))
+
+
+def maybe_close(state: GameState, fx: list[Effect]) -> GameState:
+    """Close when every eligible seat has called or passed and no call is pending."""
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    acted = w.passed | {c.seat for c in w.calls}
+    if w.pending or not w.eligible <= acted:
+        return state
+    return close_window(state, fx)
+
+
+def _distance(discarder: int, seat: int) -> int:
+    return (seat - discarder) % 4
+
+
+def close_window(state: GameState, fx: list[Effect]) -> GameState:
+    """Arbitrate: highest priority, then nearest counter-clockwise from the discarder [000:L548; 004:L275]."""
+    from controller.engine.wins import next_player_draws, win_on_discard
+
+    state = cancel(state, "claim", fx)
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    rules = ruleset_of(state)
+    calls = sorted(w.calls, key=lambda c: (-rules.claim_priority(c.kind), _distance(w.discard_seat, c.seat)))
+    for c in calls:
+        if c.kind is ClaimKind.WIN:
+            if c.seat in w.excluded_winners:
+                continue
+            state, won = win_on_discard(state, c, fx)
+            if won:
+                return state
+            hand = state.hand
+            assert hand is not None and hand.claim is not None
+            w = hand.claim
+            continue
+        return make_meld(state, c, fx)
+    state = replace(state, hand=replace(hand, claim=None))
+    if w.robbing:
+        return finish_promoted_kong(state, fx)
+    return next_player_draws(state, w.discard_seat, fx)
+
+
+def make_meld(state: GameState, c: Call, fx: list[Effect]) -> GameState:
+    """Execute a chow, pung or kong on the discard; the claimant's turn starts (kong: replacement first)."""
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    s = hand.seats[c.seat]
+    if c.kind is ClaimKind.CHOW:
+        used = list(c.tiles)
+        kind = MeldKind.CHOW
+    else:
+        used = [w.tile] * (2 if c.kind is ClaimKind.PUNG else 3)
+        kind = MeldKind.PUNG if c.kind is ClaimKind.PUNG else MeldKind.KONG
+    before = s
+    s = check_can_hold(hand, s, c.seat, used)
+    real = _taken_faces(before, s, used)
+    meld = MeldRec(kind, sorted_tiles([*real, w.tile]), w.discard_seat, w.tile)
+    s = replace(s, melds=(*s.melds, meld))
+    d = hand.seats[w.discard_seat]
+    pond = (*d.pond[:-1], replace(d.pond[-1], called=True))
+    hand = with_seat(with_seat(hand, c.seat, s), w.discard_seat, replace(d, pond=pond))
+    hand = replace(hand, claim=None, turn=c.seat, drew=False, drawn=None, after_kong=False)
+    state = replace(state, hand=hand, phase=Phase.TURN)
+    fx.append(SetLed(seat=c.seat, on=True))
+    if kind is MeldKind.KONG:
+        state = take(state, c.seat, from_back=True)
+        assert state.hand is not None
+        state = replace(state, hand=replace(state.hand, after_kong=True))
+    return start(state, "turn", c.seat, limits(state).turn_s, fx)
+
+
+def _taken_faces(before: SeatState, after: SeatState, used: list[Tile]) -> list[Tile]:
+    """The actual tiles removed (keeps a red five red); unknown ones take the named face."""
+    rest = list(after.known)
+    out = []
+    for t in before.known:
+        if t in rest:
+            rest.remove(t)
+        else:
+            out.append(t)
+    while len(out) < len(used):
+        out.append(used[len(out)])
+    return out
+
+
+def concealed_kong(state: GameState, seat: int, t: Tile | None, fx: list[Effect]) -> GameState:
+    """A concealed kong in one's own turn, placed face down; replacement from the back [000:L511; 004:L250].
+    ``t`` None: a face-down kong whose face nobody has seen (partial information)."""
+    hand = state.hand
+    assert hand is not None
+    if not hand.drew:
+        raise Reject("wrong_phase", "a kong may only be declared after a draw [000:L508]")
+    if hand.wall_remaining <= 0:
+        raise Reject("wall_empty", "no replacement tile left for a kong")
+    s = hand.seats[seat]
+    before = s
+    if t is None:
+        if s.unknown < 4:
+            raise Reject("not_held", f"seat {seat} cannot hold four unseen tiles")
+        s = replace(s, unknown=s.unknown - 4)
+        tiles: tuple[Tile, ...] = ()
+    else:
+        s = check_can_hold(hand, s, seat, [t] * 4)
+        tiles = sorted_tiles(_taken_faces(before, s, [t] * 4))
+    s = replace(s, melds=(*s.melds, MeldRec(MeldKind.CONCEALED_KONG, tiles)))
+    state = replace(state, hand=with_seat(hand, seat, s))
+    state = take(state, seat, from_back=True)
+    assert state.hand is not None
+    state = replace(state, hand=replace(state.hand, after_kong=True))
+    return start(state, "turn", seat, limits(state).turn_s, fx)
+
+
+def promoted_kong(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState:
+    """Add ``t`` to one's exposed pung (加杠); the others may rob it before the replacement [000:L626]."""
+    hand = state.hand
+    assert hand is not None
+    if not hand.drew:
+        raise Reject("wrong_phase", "a kong may only be declared after a draw [000:L508]")
+    if hand.wall_remaining <= 0:
+        raise Reject("wall_empty", "no replacement tile left for a kong")
+    s = hand.seats[seat]
+    if not any(m.kind is MeldKind.PUNG and m.tiles[0].kind == t.kind for m in s.melds):
+        raise Reject("illegal_claim", f"seat {seat} has no exposed pung of {t.code}")
+    s = check_can_hold(hand, s, seat, [t])
+    hand = replace(with_seat(hand, seat, s), promoted=(seat, t), turn=None)
+    state = cancel(replace(state, hand=hand), "turn", fx)
+    return open_window(state, seat, t, fx, robbing=True)
+
+
+def finish_promoted_kong(state: GameState, fx: list[Effect]) -> GameState:
+    """Nobody robbed: the pung becomes a kong and the player takes a replacement."""
+    hand = state.hand
+    assert hand is not None and hand.promoted is not None
+    seat, t = hand.promoted
+    s = hand.seats[seat]
+    melds = tuple(replace(m, kind=MeldKind.KONG, tiles=sorted_tiles([*m.tiles, t]))
+                  if m.kind is MeldKind.PUNG and m.tiles[0].kind == t.kind else m for m in s.melds)
+    hand = replace(with_seat(hand, seat, replace(s, melds=melds)), promoted=None, turn=seat)
+    state = replace(state, hand=hand, phase=Phase.TURN)
+    state = take(state, seat, from_back=True)
+    assert state.hand is not None
+    state = replace(state, hand=replace(state.hand, after_kong=True))
+    return start(state, "turn", seat, limits(state).turn_s, fx)

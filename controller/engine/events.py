@@ -1,0 +1,247 @@
+"""Input events of the engine.  Every event is a frozen dataclass with an ``id`` (unique per session, used to
+drop duplicates) and ``at_s`` (unix seconds when it happened, stamped by whoever produced it).
+
+Tiles travel as shared-notation codes (``"5p"``); the core parses and checks them, so a bad code is a
+rejection, not a crash.  ``to_json()`` / :func:`event_from_json` round-trip every event exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+class EventFormatError(ValueError):
+    """A JSON object that is not a valid event (unknown type, missing or mistyped field)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of all events.  ``type`` is the JSON discriminator."""
+
+    type: ClassVar[str] = "event"
+    id: str
+    at_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            out[f.name] = _plain(getattr(self, f.name))
+        return out
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    return v
+
+
+# --- session and table --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStart(Event):
+    """First event of every journal: who plays, which rules, which options (see EngineConfig)."""
+
+    type: ClassVar[str] = "session_start"
+    table_id: str = "t1"
+    rules: str = "mcr-2006"
+    players: tuple[str, ...] = ("P1", "P2", "P3", "P4")
+    mode: str = "full"
+    seat_rotation: str = "A"
+    penalty_mode: str = "apply"
+    camera_min_confidence: float = 0.8
+    timer_overrides: tuple[tuple[str, float | None], ...] = ()
+    hands_total: int | None = None
+    flower_rounds: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableBuilt(Event):
+    """The table MCU finished building the wall.  ``tiles``: the 144 faces in physical order (full
+    information, see docs/engine.md "wall layout") or None (face down, partial information).  ``dice``: the
+    table's internal dice throws, if it has them (dealer's throw first)."""
+
+    type: ClassVar[str] = "table_built"
+    tiles: tuple[str, ...] | None = None
+    dice: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiceRolled(Event):
+    """One throw of two dice, from the MCU or entered by the referee; the dealer's throw comes first."""
+
+    type: ClassVar[str] = "dice_rolled"
+    dice: tuple[int, int] = (1, 1)
+    source: str = "mcu"
+
+
+@dataclass(frozen=True, kw_only=True)
+class McuFault(Event):
+    """The table MCU reported a fault (jam, motor, sensor); the hand is paused for the referee."""
+
+    type: ClassVar[str] = "mcu_fault"
+    code: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkChanged(Event):
+    """The serial link to the table MCU went up or down."""
+
+    type: ClassVar[str] = "link_changed"
+    up: bool = True
+
+
+# --- players -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ButtonPressed(Event):
+    """A seat button: ``call`` (claim, details follow from camera or referee), ``pass``, ``ready``."""
+
+    type: ClassVar[str] = "button"
+    seat: int = 0
+    button: str = "pass"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Discard(Event):
+    """``seat`` shows ``tile`` as its discard."""
+
+    type: ClassVar[str] = "discard"
+    seat: int = 0
+    tile: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim(Event):
+    """A call on the open discard: ``kind`` chow/pung/kong/win.  ``tiles``: for a chow the two tiles from the
+    hand; for a win in partial information the revealed concealed tiles (win tile excluded)."""
+
+    type: ClassVar[str] = "claim"
+    seat: int = 0
+    kind: str = "pung"
+    tiles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Flower(Event):
+    """``seat`` lays down flower ``tile`` and takes a replacement from the back of the wall."""
+
+    type: ClassVar[str] = "flower"
+    seat: int = 0
+    tile: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConcealedKong(Event):
+    """``seat`` declares a concealed kong of ``tile`` in its own turn."""
+
+    type: ClassVar[str] = "concealed_kong"
+    seat: int = 0
+    tile: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromotedKong(Event):
+    """``seat`` adds ``tile`` to its exposed pung (加杠); the others may rob it."""
+
+    type: ClassVar[str] = "promoted_kong"
+    seat: int = 0
+    tile: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeclareWin(Event):
+    """Self-drawn win by ``seat``.  ``tiles``: revealed concealed tiles including the win tile (needed in
+    partial information); ``win_tile`` the tile set apart (default: the tile just drawn)."""
+
+    type: ClassVar[str] = "declare_win"
+    seat: int = 0
+    tiles: tuple[str, ...] = ()
+    win_tile: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CameraObserved(Event):
+    """A vision event dict: ``{"type", "seat", "tiles", "claimed_from", "position", "confidence", "frame_id"}``."""
+
+    type: ClassVar[str] = "camera"
+    observation: dict[str, Any] = field(default_factory=dict)
+
+
+# --- referee -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefereeCommand(Event):
+    """A referee command.  ``command``: ``pause``, ``resume``, ``confirm`` / ``reject`` (an alert),
+    ``correct_tile`` (fix a pond tile: ``seat``, ``position``, ``tile``), ``apply_penalty`` (``seat``,
+    ``points``, ``reason``), ``waive_penalty`` / ``confirm_penalty`` (``infraction_id``), ``dead_hand``
+    (``seat``, ``reason``), ``end_session``."""
+
+    type: ClassVar[str] = "referee"
+    command: str = "pause"
+    alert_id: str | None = None
+    infraction_id: str | None = None
+    seat: int | None = None
+    position: int | None = None
+    tile: str | None = None
+    points: int | None = None
+    reason: str = ""
+
+
+# --- clock -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockTick(Event):
+    """The injected clock reads ``at_s``; expired timers fire.  The shell sends one at each timer deadline."""
+
+    type: ClassVar[str] = "tick"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (SessionStart, TableBuilt, DiceRolled, McuFault, LinkChanged, ButtonPressed, Discard, Claim, Flower,
+                ConcealedKong, PromotedKong, DeclareWin, CameraObserved, RefereeCommand, ClockTick)
+}
+
+
+def _tupled(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_tupled(x) for x in v)
+    return v
+
+
+def event_from_json(obj: dict[str, Any]) -> Event:
+    """Build an event from its JSON dict; raises :class:`EventFormatError` with a readable reason."""
+    if not isinstance(obj, dict):
+        raise EventFormatError("an event is a JSON object")
+    kind = obj.get("type")
+    cls = EVENT_TYPES.get(str(kind))
+    if cls is None:
+        raise EventFormatError(f"unknown event type {kind!r}; known: {', '.join(sorted(EVENT_TYPES))}")
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = set(obj) - set(names) - {"type"}
+    if unknown:
+        raise EventFormatError(f"{kind}: unknown field(s) {', '.join(sorted(unknown))}")
+    kwargs: dict[str, Any] = {}
+    for name, value in obj.items():
+        if name == "type":
+            continue
+        kwargs[name] = value if name == "observation" else _tupled(value)
+    if not isinstance(kwargs.get("id"), str) or not kwargs["id"]:
+        raise EventFormatError(f"{kind}: 'id' must be a non-empty string")
+    at = kwargs.get("at_s")
+    if isinstance(at, bool) or not isinstance(at, (int, float)):
+        raise EventFormatError(f"{kind}: 'at_s' must be a number (unix seconds)")
+    kwargs["at_s"] = float(at)
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise EventFormatError(f"{kind}: {exc}") from exc

@@ -1,0 +1,95 @@
+"""Read-only questions about a :class:`GameState` shared by the core, the views and the bots."""
+
+from __future__ import annotations
+
+from controller.engine.registry import ruleset_for
+from controller.engine.ruleset import Ruleset
+from controller.engine.state import WIND_LETTERS, GameState, HandState, MeldRec, SeatState
+from mjtable.tiles import Hand, Meld, MeldKind, Relative, Tile, format_tiles, make_meld
+
+_WIND_TILES = (Tile(27), Tile(28), Tile(29), Tile(30))
+
+
+def ruleset_of(state: GameState) -> Ruleset:
+    """The ruleset named in the state's config (cached)."""
+    return ruleset_for(state.config.rules, state.config.seat_rotation)
+
+
+def player_index(state: GameState, seat: int) -> int:
+    """Index into ``session.players`` of whoever sits at physical ``seat`` in the current round."""
+    return ruleset_of(state).seat_arrangement(state.session.round_no)[seat]
+
+
+def seat_wind_index(dealer: int, seat: int) -> int:
+    """0..3 = E S W N: the dealer is East, his 下家 South, and so on [000:L292]."""
+    return (seat - dealer) % 4
+
+
+def seat_wind_letter(dealer: int, seat: int) -> str:
+    return WIND_LETTERS[seat_wind_index(dealer, seat)]
+
+
+def seat_wind_tile(dealer: int, seat: int) -> Tile:
+    return _WIND_TILES[seat_wind_index(dealer, seat)]
+
+
+def round_wind_tile(round_no: int) -> Tile:
+    return _WIND_TILES[round_no % 4]
+
+
+def relative(owner: int, source: int) -> Relative:
+    """Where ``source`` sits as seen from ``owner``: 上家 (left), 对家 (opposite) or 下家 (right)."""
+    d = (source - owner) % 4
+    return {3: Relative.LEFT, 2: Relative.OPPOSITE, 1: Relative.RIGHT}[d]
+
+
+def meld_of(owner: int, rec: MeldRec) -> Meld:
+    """A :class:`mjtable.tiles.Meld` for scoring (raises if the tiles are unknown)."""
+    rel = relative(owner, rec.claimed_from) if rec.claimed_from is not None else None
+    m = make_meld(rec.tiles, concealed=rec.kind is MeldKind.CONCEALED_KONG, claimed_from=rel)
+    if rec.kind is MeldKind.KONG and m.kind is not MeldKind.KONG:
+        raise ValueError("kong record without four tiles")
+    return Meld(m.kind, m.tiles, rel, rec.claimed_tile)
+
+
+def scoring_hand(hand: HandState, seat: int, concealed: tuple[Tile, ...]) -> Hand:
+    """The seat's hand as the scorer wants it: ``concealed`` tiles, its melds and flowers."""
+    s = hand.seats[seat]
+    return Hand(concealed, tuple(meld_of(seat, m) for m in s.melds), s.flowers)
+
+
+def compact_hand(seat_state: SeatState, *, extra: Tile | None = None) -> str:
+    """``[123m]{5555p}11z`` style text of a fully known seat (plus ``extra`` win tile at the end)."""
+    parts = []
+    for m in seat_state.melds:
+        body = format_tiles(m.tiles) if m.tiles else "????"
+        parts.append(f"{{{body}}}" if m.kind is MeldKind.CONCEALED_KONG else f"[{body}]")
+    text = "".join(parts) + format_tiles(seat_state.known)
+    if seat_state.unknown:
+        text += "?" * seat_state.unknown
+    if extra is not None:
+        text += " " + extra.code
+    return text
+
+
+def visible_copies(hand: HandState, t: Tile, *, exclude_seat: int | None = None) -> int:
+    """Face-up copies of ``t``'s face: ponds (uncalled), melds (face-up ones) and nothing concealed."""
+    n = 0
+    for s in hand.seats:
+        n += sum(1 for p in s.pond if p.tile.kind == t.kind and not p.called)
+        for m in s.melds:
+            if m.kind is not MeldKind.CONCEALED_KONG:
+                n += sum(1 for x in m.tiles if x.kind == t.kind)
+    return n
+
+
+def known_count(hand: HandState, kind: int) -> int:
+    """Copies of face ``kind`` the engine knows the position of (ponds, melds, flowers, known concealed)."""
+    n = 0
+    for s in hand.seats:
+        n += sum(1 for p in s.pond if p.tile.kind == kind and not p.called)
+        n += sum(1 for x in s.known if x.kind == kind)
+        n += sum(1 for x in s.flowers if x.kind == kind)
+        for m in s.melds:
+            n += sum(1 for x in m.tiles if x.kind == kind)
+    return n

@@ -1,0 +1,95 @@
+"""The session (局): hand settlement, dealer rotation, rounds and seat changes, the session clock, standings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from controller.engine.effects import Alert, Effect, HandEnded, McuCommand, SessionEnded, SetLed
+from controller.engine.query import compact_hand, player_index, ruleset_of
+from controller.engine.state import AlertRec, GameState, HandResult, Phase
+from controller.engine.timers import cancel_hand_timers, start
+
+
+def add_scores(state: GameState, per_seat: Sequence[int]) -> GameState:
+    """Add a per-seat score change (sums to zero) to the players sitting there now."""
+    scores = list(state.session.scores)
+    for seat in range(4):
+        scores[player_index(state, seat)] += per_seat[seat]
+    return replace(state, session=replace(state.session, scores=(scores[0], scores[1], scores[2], scores[3])))
+
+
+def result_json(r: HandResult) -> dict[str, object]:
+    return {"kind": r.kind, "winners": list(r.winners), "discarder": r.discarder,
+            "win_tile": r.win_tile.code if r.win_tile else None, "self_drawn": r.self_drawn,
+            "fans": [{"name": n, "points": p, "count": c} for n, p, c in r.fans], "total": r.total,
+            "payments": list(r.payments), "hands": {str(s): h for s, h in r.hands}}
+
+
+def end_hand(state: GameState, result: HandResult, fx: list[Effect]) -> GameState:
+    """Settle the hand, reveal concealed kongs, rotate the dealer (no repeat) and set up the next hand."""
+    hand = state.hand
+    assert hand is not None
+    state = cancel_hand_timers(state, fx)
+    if result.kind == "draw":
+        # concealed kongs are revealed for checking at an exhaustive draw [000:L511; 004:L250]
+        shown = tuple((s, compact_hand(hand.seats[s])) for s in range(4)
+                      if any(m.kind == "concealed_kong" for m in hand.seats[s].melds) and hand.seats[s].fully_known)
+        result = replace(result, hands=shown)
+    state = add_scores(state, result.payments)
+    hand = replace(hand, result=result, turn=None, claim=None)
+    sess = state.session
+    rules = ruleset_of(state)
+    _, round_done = rules.next_dealer(hand.dealer, result.winners, result.kind == "draw")
+    hand_in_round = 0 if round_done else sess.hand_in_round + 1
+    round_no = sess.round_no + 1 if round_done else sess.round_no
+    sess = replace(sess, hand_no=sess.hand_no + 1, hand_in_round=hand_in_round, round_no=round_no,
+                   wins=sess.wins + (1 if result.kind == "win" else 0),
+                   draws=sess.draws + (1 if result.kind == "draw" else 0))
+    state = replace(state, hand=hand, session=sess, phase=Phase.HAND_OVER, history=(*state.history, result))
+    for seat in range(4):
+        fx.append(SetLed(seat=seat, on=False))
+    fx.append(HandEnded(result=result_json(result)))
+    if sess.hand_no >= state.config.hands_total or sess.ended:
+        return end_session(state, fx)
+    fx.append(McuCommand(name="shuffle_and_build", args={"tile_set": rules.tileset.total}))
+    return state
+
+
+def end_session(state: GameState, fx: list[Effect]) -> GameState:
+    """The session is over: standings 4/2/1/0 by session score net of penalties."""
+    state = cancel_hand_timers(state, fx)
+    for name in ("session", "session_warning"):
+        from controller.engine.timers import cancel
+
+        state = cancel(state, name, fx)
+    sess = replace(state.session, ended=True)
+    state = replace(state, session=sess, phase=Phase.SESSION_OVER)
+    net = [sess.scores[p] - sess.penalties[p] for p in range(4)]
+    fx.append(SessionEnded(scores=net, ranking_points=list(ruleset_of(state).ranking_points(net))))
+    return state
+
+
+def start_session_clock(state: GameState, session_s: float | None, warning_s: float, fx: list[Effect]) -> GameState:
+    if session_s is None:
+        return state
+    state = start(state, "session", None, session_s, fx)
+    if session_s > warning_s:
+        state = start(state, "session_warning", None, session_s - warning_s, fx)
+    return state
+
+
+def session_warning(state: GameState, fx: list[Effect]) -> GameState:
+    """15 minutes before the end the chief referee announces it [000:L438-440; 004:L217]."""
+    a = AlertRec(id=f"alert-{len(state.alerts) + 1}", kind="session_warning",
+                 message="the session time limit is near: this is the warning before the end", at_s=state.now_s)
+    fx.append(Alert(id=a.id, kind=a.kind, message=a.message))
+    return replace(state, alerts=(*state.alerts, a), session=replace(state.session, warned=True))
+
+
+def session_time_up(state: GameState, fx: list[Effect]) -> GameState:
+    """Time is up: the hand in progress stops and scores stand as already earned [000:L438-440]."""
+    if state.phase in (Phase.HAND_OVER, Phase.BUILDING, Phase.SESSION_OVER) or state.hand is None:
+        return end_session(state, fx)
+    state = replace(state, session=replace(state.session, ended=True))
+    return end_hand(state, HandResult(kind="stopped"), fx)

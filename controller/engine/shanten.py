@@ -1,0 +1,114 @@
+"""Shanten (tiles short of ready) on 34-face count vectors, for bots and false-win grading.
+
+Covers the standard shape (4 sets + pair, with declared melds), seven pairs and thirteen orphans.  The
+knitted MCR shapes (全不靠, 组合龙) are left to the scorer's ``is_complete``.  Pure, cached, thread-safe.
+``shanten == -1`` means complete; ``0`` means ready (听牌).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+_ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+
+# One option per decomposition of a group: (sets, partial sets, pair used as head: 0/1).
+_Option = tuple[int, int, int]
+
+
+def _prune(options: set[_Option]) -> tuple[_Option, ...]:
+    """Keep only options not dominated in every coordinate by another."""
+    out = [o for o in options
+           if not any(p != o and p[0] >= o[0] and p[1] >= o[1] and p[2] >= o[2] for p in options)]
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=65536)
+def _suit_options(counts: tuple[int, ...], honors: bool) -> tuple[_Option, ...]:
+    found: set[_Option] = set()
+
+    def walk(c: list[int], i: int, m: int, t: int, p: int) -> None:
+        while i < len(c) and c[i] == 0:
+            i += 1
+        if i >= len(c):
+            found.add((m, t, p))
+            return
+        if c[i] >= 3:
+            c[i] -= 3
+            walk(c, i, m + 1, t, p)
+            c[i] += 3
+        if not honors and i + 2 < len(c) and c[i + 1] and c[i + 2]:
+            c[i] -= 1
+            c[i + 1] -= 1
+            c[i + 2] -= 1
+            walk(c, i, m + 1, t, p)
+            c[i] += 1
+            c[i + 1] += 1
+            c[i + 2] += 1
+        if c[i] >= 2:
+            c[i] -= 2
+            if not p:
+                walk(c, i, m, t, 1)
+            walk(c, i, m, t + 1, p)
+            c[i] += 2
+        if not honors:
+            for d in (1, 2):
+                if i + d < len(c) and c[i + d]:
+                    c[i] -= 1
+                    c[i + d] -= 1
+                    walk(c, i, m, t + 1, p)
+                    c[i] += 1
+                    c[i + d] += 1
+        c[i] -= 1
+        walk(c, i, m, t, p)
+        c[i] += 1
+
+    walk(list(counts), 0, 0, 0, 0)
+    return _prune(found)
+
+
+def standard_shanten(counts: Sequence[int], melds: int = 0) -> int:
+    """Shanten of the standard shape for concealed ``counts`` (34 entries) plus ``melds`` declared sets."""
+    groups = (
+        _suit_options(tuple(counts[0:9]), False),
+        _suit_options(tuple(counts[9:18]), False),
+        _suit_options(tuple(counts[18:27]), False),
+        _suit_options(tuple(counts[27:34]), True),
+    )
+    best = 8
+    combos: set[_Option] = {(melds, 0, 0)}
+    for g in groups:
+        nxt: set[_Option] = set()
+        for m, t, p in combos:
+            for gm, gt, gp in g:
+                if p and gp:
+                    continue
+                nxt.add((m + gm, t + gt, p | gp))
+        combos = set(_prune(nxt))
+    for m, t, p in combos:
+        m_c = min(m, 4)
+        t_c = min(t, 4 - m_c)
+        best = min(best, 8 - 2 * m_c - t_c - p)
+    return best
+
+
+def seven_pairs_shanten(counts: Sequence[int]) -> int:
+    """Shanten of seven pairs (only with 13/14 concealed tiles; four of a kind counts as one pair)."""
+    pairs = sum(1 for c in counts if c >= 2)
+    kinds = sum(1 for c in counts if c >= 1)
+    return 6 - pairs + max(0, 7 - kinds)
+
+
+def orphans_shanten(counts: Sequence[int]) -> int:
+    """Shanten of thirteen orphans."""
+    kinds = sum(1 for k in _ORPHANS if counts[k])
+    pair = any(counts[k] >= 2 for k in _ORPHANS)
+    return 13 - kinds - (1 if pair else 0)
+
+
+def shanten(counts: Sequence[int], melds: int = 0) -> int:
+    """Best shanten over the standard shape, and seven pairs / thirteen orphans when nothing is declared."""
+    s = standard_shanten(counts, melds)
+    if melds == 0 and sum(counts) >= 13:
+        s = min(s, seven_pairs_shanten(counts), orphans_shanten(counts))
+    return s

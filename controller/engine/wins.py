@@ -1,0 +1,184 @@
+"""Wins (on a discard, self-drawn, robbing a kong), false wins, exhaustive draws (MCR digest §2.10, §2.11, §5)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from controller.engine import penalties
+from controller.engine.claims import check_can_hold
+from controller.engine.effects import Effect, SetLed
+from controller.engine.errors import Reject
+from controller.engine.procedure import remove_tiles, sorted_tiles, take, with_seat
+from controller.engine.query import compact_hand, ruleset_of, scoring_hand, seat_wind_tile, visible_copies
+from controller.engine.ruleset import FalseWinKind, WinCheck, WinSituation
+from controller.engine.shanten import shanten
+from controller.engine.state import Call, GameState, HandResult, Phase
+from controller.engine.timers import limits, start
+from mjtable.tiles import Hand, NotationError, Tile, tile_counts
+
+
+def situation(state: GameState, seat: int, t: Tile, *, self_drawn: bool, discarder: int | None,
+              robbing: bool = False) -> WinSituation:
+    hand = state.hand
+    assert hand is not None
+    s = hand.seats[seat]
+    return WinSituation(
+        winner=seat, win_tile=t, self_drawn=self_drawn, discarder=discarder,
+        seat_wind=seat_wind_tile(hand.dealer, seat), round_wind=hand.round_wind, flowers=len(s.flowers),
+        after_kong=self_drawn and hand.after_kong, robbing_kong=robbing, last_tile=hand.wall_remaining <= 0,
+        visible_copies=visible_copies(hand, t) - (0 if self_drawn else 1), dealer=hand.dealer)
+
+
+def can_win_on(state: GameState, seat: int, t: Tile, discarder: int, *, robbing: bool) -> bool:
+    """Full information: does ``t`` complete ``seat``'s hand with enough points?  Partial: unknown, so yes."""
+    hand = state.hand
+    assert hand is not None
+    s = hand.seats[seat]
+    if not s.fully_known:
+        return True
+    if any(not m.tiles for m in s.melds):
+        return True
+    counts = tile_counts(s.known)
+    if t.kind < 34:
+        counts[t.kind] += 1
+    if shanten(counts, len(s.melds)) != -1 and len(s.melds) > 1:
+        return False  # fast path: no standard shape, and too many melds for a knitted one
+    h = scoring_hand(hand, seat, s.known)
+    check = ruleset_of(state).check_win(h, situation(state, seat, t, self_drawn=False, discarder=discarder,
+                                                     robbing=robbing))
+    return check.ok
+
+
+def _revealed(state: GameState, seat: int, codes: tuple[str, ...], expect: int) -> tuple[Tile, ...]:
+    """Concealed tiles a partial-information seat reveals at a win: checked against count and copies."""
+    from controller.engine.procedure import parse_tile
+
+    hand = state.hand
+    assert hand is not None
+    tiles = [parse_tile(c) for c in codes]
+    if len(tiles) != expect:
+        raise Reject("bad_hand", f"seat {seat} holds {expect} concealed tiles, {len(tiles)} were shown")
+    s = hand.seats[seat]
+    check_can_hold(hand, s, seat, tiles)  # raises on a fifth copy or a contradiction with known tiles
+    return sorted_tiles(tiles)
+
+
+def win_on_discard(state: GameState, c: Call, fx: list[Effect]) -> tuple[GameState, bool]:
+    """Validate a win call in the window; a false win is penalised and the window goes on."""
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    seat = c.seat
+    s = hand.seats[seat]
+    concealed = s.known if s.fully_known else _revealed(state, seat, tuple(t.code for t in c.tiles), s.unknown
+                                                         + len(s.known))
+    sit = situation(state, seat, w.tile, self_drawn=False, discarder=w.discard_seat, robbing=w.robbing)
+    check = _check(state, seat, concealed, sit)
+    if check.ok:
+        return settle_win(state, seat, concealed, sit, check, fx), True
+    state = false_win(state, seat, check, fx)
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    calls = tuple(x for x in w.calls if x.seat != seat)
+    excluded = w.excluded_winners | {seat}
+    if state.config.rules == "mcr-2017":  # later callers cannot win after a false first win [003:L45@3976]
+        excluded = excluded | {x.seat for x in calls}
+    hand = replace(hand, claim=replace(w, calls=calls, excluded_winners=excluded))
+    return replace(state, hand=hand), False
+
+
+def _check(state: GameState, seat: int, concealed: tuple[Tile, ...], sit: WinSituation) -> WinCheck:
+    hand = state.hand
+    assert hand is not None
+    if hand.seats[seat].dead is not None:
+        return WinCheck(ok=False, false_win=FalseWinKind.DEAD_HAND,
+                        reason=f"seat {seat} has lost the right to win: {hand.seats[seat].dead}")
+    try:
+        h: Hand = scoring_hand(hand, seat, concealed)
+    except (NotationError, ValueError) as exc:
+        return WinCheck(ok=False, false_win=FalseWinKind.FAR_SHORT, reason=f"melds cannot be checked: {exc}")
+    return ruleset_of(state).check_win(h, sit)
+
+
+def self_draw_win(state: GameState, seat: int, codes: tuple[str, ...], win_code: str | None,
+                  fx: list[Effect]) -> GameState:
+    """``seat`` declares a win on its own draw (or 天和 for the dealer's first turn)."""
+    from controller.engine.procedure import parse_tile
+
+    hand = state.hand
+    assert hand is not None
+    s = hand.seats[seat]
+    full = s.known if s.fully_known else _revealed(state, seat, codes, len(s.known) + s.unknown)
+    if win_code is not None:
+        win = parse_tile(win_code)
+    elif hand.drawn is not None:
+        win = hand.drawn
+    elif full:
+        win = full[-1]
+    else:
+        raise Reject("bad_hand", "name the winning tile")
+    try:
+        concealed = remove_tiles(full, [win])
+    except KeyError as exc:
+        raise Reject("not_held", f"seat {seat} does not hold the winning tile {win.code}") from exc
+    sit = situation(state, seat, win, self_drawn=True, discarder=None)
+    check = _check(state, seat, concealed, sit)
+    if check.ok:
+        return settle_win(state, seat, concealed, sit, check, fx)
+    return false_win(state, seat, check, fx)
+
+
+def false_win(state: GameState, seat: int, check: WinCheck, fx: list[Effect]) -> GameState:
+    """错和 / 诈和: pay 10 or 20 to each, lose the right to win, keep playing [000:L801-804; 004:L459-460]."""
+    rules = ruleset_of(state)
+    kind = check.false_win or FalseWinKind.FAR_SHORT
+    pay = rules.false_win_payments(kind, seat)
+    from controller.engine.session import add_scores
+
+    state = add_scores(state, pay)
+    state = penalties.record(state, seat, f"false_win_{kind}", f"false win ({kind}): {check.reason}; "
+                             f"pays {-pay[seat]}", fx, status="applied")
+    if rules.disqualifies(kind):
+        state = penalties.record(state, seat, "disqualified", "intentional false win (有意诈和) [000:L804]", fx,
+                                 status="proposed")
+    hand = state.hand
+    assert hand is not None
+    s = hand.seats[seat]
+    return replace(state, hand=with_seat(hand, seat, replace(s, dead=f"false win ({kind})")))
+
+
+def settle_win(state: GameState, seat: int, concealed: tuple[Tile, ...], sit: WinSituation, check: WinCheck,  # noqa: PLR0917
+               fx: list[Effect]) -> GameState:
+    from controller.engine.session import end_hand
+
+    hand = state.hand
+    assert hand is not None
+    s = replace(hand.seats[seat], known=concealed, unknown=0)
+    hand = with_seat(hand, seat, s)
+    if sit.discarder is not None and not sit.robbing_kong:
+        d = hand.seats[sit.discarder]
+        if d.pond:
+            hand = with_seat(hand, sit.discarder, replace(d, pond=(*d.pond[:-1], replace(d.pond[-1], called=True))))
+    result = HandResult(kind="win", winners=(seat,), discarder=sit.discarder, win_tile=sit.win_tile,
+                        self_drawn=sit.self_drawn, fans=check.fans, total=check.total,
+                        payments=ruleset_of(state).payments(check, sit),
+                        hands=((seat, compact_hand(s, extra=sit.win_tile)),))
+    return end_hand(replace(state, hand=replace(hand, claim=None)), result, fx)
+
+
+def next_player_draws(state: GameState, discarder: int, fx: list[Effect]) -> GameState:
+    """No claim: the next player draws, or the hand is an exhaustive draw after the last tile [000:L390]."""
+    from controller.engine.session import end_hand
+
+    hand = state.hand
+    assert hand is not None
+    if hand.wall_remaining <= 0:
+        return end_hand(state, HandResult(kind="draw"), fx)
+    nxt = (discarder + 1) % 4
+    state = replace(state, hand=replace(hand, turn=nxt, claim=None), phase=Phase.TURN)
+    state = take(state, nxt, from_back=False)
+    assert state.hand is not None
+    state = replace(state, hand=replace(state.hand, after_kong=False))
+    fx.append(SetLed(seat=nxt, on=True))
+    return start(state, "turn", nxt, limits(state).turn_s, fx)

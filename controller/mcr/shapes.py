@@ -1,0 +1,207 @@
+"""Hand shapes on 34-count vectors: regular decompositions (4 sets + pair), Seven Pairs, Thirteen Orphans,
+Honors and Knitted Tiles, Knitted Straight, and the tiles a 13-tile hand waits on.
+
+Tiles are the kind numbers of :mod:`mjtable.tiles` (0-8 characters, 9-17 dots, 18-26 bamboo, 27-33 honors).
+A *set* here is a tuple ``(kind, tile)`` with ``kind`` one of :data:`CHOW` (``tile`` is the lowest tile),
+:data:`PUNG`, :data:`KONG` or :data:`PAIR`.  Decompositions are cached per suit (a 9-count key) and per hand,
+so the per-discard claim check of the engine mostly hits the caches.  Pure functions, thread-safe
+(``functools.lru_cache`` is).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import product
+
+CHOW = 0
+PUNG = 1
+KONG = 2
+PAIR = 3
+
+Set = tuple[int, int]
+Division = tuple[Set, ...]
+
+#: The 13 terminal and honor kinds of Thirteen Orphans.
+ORPHANS: tuple[int, ...] = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+_ORPHAN_SET = frozenset(ORPHANS)
+#: The six knitted sequences 147/258/369, one suit each, as kind tuples of 9 tiles.
+KNITTED: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted(s * 9 + r for s, start in zip(perm, (0, 1, 2), strict=True) for r in (start, start + 3, start + 6)))
+    for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+)
+
+
+@lru_cache(maxsize=8192)
+def _suit_divisions(counts: tuple[int, ...]) -> tuple[tuple[bool, tuple[Set, ...]], ...]:
+    """All ways to split one suit (9 counts) into chows/pungs and at most one pair; ranks 0-8.
+
+    Returns ``(has_pair, sets)`` tuples with sets sorted; empty when the suit cannot be split.
+    """
+    out: set[tuple[bool, tuple[Set, ...]]] = set()
+
+    def rec(c: list[int], start: int, pair: bool, acc: list[Set]) -> None:
+        i = start
+        while i < 9 and c[i] == 0:
+            i += 1
+        if i == 9:
+            out.add((pair, tuple(sorted(acc))))
+            return
+        if c[i] >= 3:
+            c[i] -= 3
+            acc.append((PUNG, i))
+            rec(c, i, pair, acc)
+            acc.pop()
+            c[i] += 3
+        if not pair and c[i] >= 2:
+            c[i] -= 2
+            acc.append((PAIR, i))
+            rec(c, i, True, acc)
+            acc.pop()
+            c[i] += 2
+        if i <= 6 and c[i + 1] and c[i + 2]:
+            c[i] -= 1
+            c[i + 1] -= 1
+            c[i + 2] -= 1
+            acc.append((CHOW, i))
+            rec(c, i, pair, acc)
+            acc.pop()
+            c[i] += 1
+            c[i + 1] += 1
+            c[i + 2] += 1
+
+    if sum(counts) % 3 != 1:  # a suit holds 3n tiles, or 3n+2 with the pair
+        rec(list(counts), 0, False, [])
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=65536)
+def divisions(counts: tuple[int, ...]) -> tuple[Division, ...]:
+    """Every split of concealed ``counts`` (34 entries, 3n+2 tiles) into n sets and one pair.
+
+    Each division is a sorted tuple of ``(kind, tile)``; the result is empty if there is none.
+    """
+    per_suit: list[tuple[tuple[bool, tuple[Set, ...]], ...]] = []
+    for s in range(3):
+        key = counts[s * 9 : s * 9 + 9]
+        if not any(key):
+            per_suit.append(((False, ()),))
+            continue
+        opts = tuple((p, tuple((k, t + s * 9) for k, t in sets)) for p, sets in _suit_divisions(key))
+        if not opts:
+            return ()
+        per_suit.append(opts)
+    honor_sets: list[Set] = []
+    honor_pairs = 0
+    for t in range(27, 34):
+        n = counts[t]
+        if n == 0:
+            continue
+        if n == 3:
+            honor_sets.append((PUNG, t))
+        elif n == 2:
+            honor_sets.append((PAIR, t))
+            honor_pairs += 1
+        else:
+            return ()
+    if honor_pairs > 1:
+        return ()
+    out: list[Division] = []
+    for combo in product(*per_suit):
+        if sum(p for p, _ in combo) + honor_pairs != 1:
+            continue
+        sets: list[Set] = [*honor_sets]
+        for _, ss in combo:
+            sets.extend(ss)
+        out.append(tuple(sorted(sets)))
+    return tuple(out)
+
+
+def is_seven_pairs(counts: tuple[int, ...]) -> bool:
+    """14 concealed tiles in seven pairs (four of a kind counts as two pairs)."""
+    return sum(counts) == 14 and all(n % 2 == 0 for n in counts)
+
+
+def is_thirteen_orphans(counts: tuple[int, ...]) -> bool:
+    """One of each terminal and honor plus a duplicate of one of them."""
+    return sum(counts) == 14 and all(counts[t] >= 1 for t in ORPHANS) and all(
+        n == 0 for t, n in enumerate(counts) if t not in _ORPHAN_SET
+    )
+
+
+def knitted_pattern(counts: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The knitted sequence (9 kinds) whose tiles are all present in ``counts``, or None."""
+    for pat in KNITTED:
+        if all(counts[t] for t in pat):
+            return pat
+    return None
+
+
+def honors_and_knitted(counts: tuple[int, ...]) -> tuple[int, ...] | None:
+    """For 14 single tiles of one knitted pattern plus honors, return that pattern (else None)."""
+    if sum(counts) != 14 or any(n > 1 for n in counts):
+        return None
+    suited = [t for t in range(27) if counts[t]]
+    for pat in KNITTED:
+        if all(t in pat for t in suited):
+            return pat
+    return None
+
+
+def knitted_straight_divisions(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], Division], ...]:
+    """Splits of concealed ``counts`` into a knitted straight plus the rest (sets and one pair)."""
+    out: list[tuple[tuple[int, ...], Division]] = []
+    for pat in KNITTED:
+        if all(counts[t] for t in pat):
+            rest = list(counts)
+            for t in pat:
+                rest[t] -= 1
+            out.extend((pat, d) for d in divisions(tuple(rest)))
+    return tuple(out)
+
+
+def is_complete_counts(counts: tuple[int, ...], melds: int) -> bool:
+    """Whether concealed ``counts`` (with the winning tile) plus ``melds`` declared sets form any winning shape."""
+    if divisions(counts):
+        return True
+    if melds == 0 and (is_seven_pairs(counts) or is_thirteen_orphans(counts) or honors_and_knitted(counts)):
+        return True
+    return melds <= 1 and bool(knitted_straight_divisions(counts))
+
+
+@lru_cache(maxsize=65536)
+def waiting_tiles(counts13: tuple[int, ...], melds: int, allow_fifth: bool = False) -> tuple[int, ...]:
+    """Kinds that complete the concealed ``counts13`` (3n+1 tiles) in any shape, ignoring copies left.
+
+    A kind already held four times in the concealed tiles is not listed (there is no fifth copy) unless
+    ``allow_fifth``.
+    """
+    out: list[int] = []
+    c = list(counts13)
+    for t in range(34):
+        if c[t] >= 4 and not allow_fifth:
+            continue
+        c[t] += 1
+        if is_complete_counts(tuple(c), melds):
+            out.append(t)
+        c[t] -= 1
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def regular_waits(counts13: tuple[int, ...], with_seven_pairs: bool, allow_fifth: bool = False) -> tuple[int, ...]:
+    """Kinds completing ``counts13`` as 4 sets + pair (and as Seven Pairs if asked).
+
+    This is the wait set used to decide whether a win was on a *unique* wait (Edge/Closed/Single Wait);
+    special shapes other than Seven Pairs do not count, as in common MCR practice.
+    """
+    out: list[int] = []
+    c = list(counts13)
+    for t in range(34):
+        if c[t] >= 4 and not allow_fifth:
+            continue
+        c[t] += 1
+        key = tuple(c)
+        if divisions(key) or (with_seven_pairs and is_seven_pairs(key)):
+            out.append(t)
+        c[t] -= 1
+    return tuple(out)

@@ -1,0 +1,148 @@
+"""JSON views of the engine state for MQTT, displays, the recorder and the demo.
+
+* :func:`public_view` — ``mjtable.public_state/1``: what a spectator may see.  It never contains a concealed
+  tile: no standing tiles, no face-down kong faces, no drawn tile, no alert data.
+* :func:`referee_view` — ``mjtable.referee_state/1``: the same plus, per seat, ``concealed`` (codes, or None
+  when the engine does not know them all: partial information) and ``waits`` with fan totals.
+
+Both are pure functions of the state, called by the shell after each accepted step (asyncio loop thread).
+The shapes are fixed by docs/handoff contracts (area 7 writes the JSON Schemas from them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.engine.query import (
+    meld_of,
+    player_index,
+    round_wind_tile,
+    ruleset_of,
+    seat_wind_letter,
+    seat_wind_tile,
+)
+from controller.engine.state import WIND_LETTERS, GameState, HandState, Phase, SeatState
+from mjtable.tiles import Hand, MeldKind
+
+PUBLIC_SCHEMA = "mjtable.public_state/1"
+REFEREE_SCHEMA = "mjtable.referee_state/1"
+RECENT = 20  # infractions and alerts kept in a view
+
+
+def _meld_json(m: Any, *, reveal: bool) -> dict[str, Any]:
+    concealed = m.kind is MeldKind.CONCEALED_KONG
+    tiles = [t.code for t in m.tiles] if m.tiles and (reveal or not concealed) else None
+    return {"type": str(m.kind), "tiles": tiles, "claimed_from": m.claimed_from}
+
+
+def _seat_json(state: GameState, hand: HandState | None, seat: int, *, reveal: bool) -> dict[str, Any]:
+    p = player_index(state, seat)
+    dealer = hand.dealer if hand is not None else state.session.hand_in_round
+    s: SeatState = hand.seats[seat] if hand is not None else SeatState()
+    reveal_kongs = reveal or (hand is not None and hand.result is not None)
+    return {
+        "seat": seat,
+        "player": state.session.players[p],
+        "wind": seat_wind_letter(dealer, seat),
+        "score": state.session.scores[p] - state.session.penalties[p],
+        "hand_size": s.hand_size if hand is not None else 0,
+        "flowers": [t.code for t in s.flowers],
+        "melds": [_meld_json(m, reveal=reveal_kongs) for m in s.melds],
+        "pond": [{"tile": d.tile.code, "called": d.called} for d in s.pond],
+        "penalties": state.session.penalties[p],
+        "dead": s.dead is not None,
+    }
+
+
+def _result_json(state: GameState) -> dict[str, Any] | None:
+    hand = state.hand
+    if hand is None or hand.result is None:
+        return None
+    r = hand.result
+    return {
+        "kind": r.kind,
+        "winners": list(r.winners),
+        "discarder": r.discarder,
+        "win_tile": r.win_tile.code if r.win_tile else None,
+        "self_drawn": r.self_drawn,
+        "fans": [{"name": n, "points": p, "count": c} for n, p, c in r.fans],
+        "total": r.total,
+        "payments": list(r.payments),
+        "hands": {str(s): text for s, text in r.hands},
+    }
+
+
+def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]:
+    """The spectator view (``mjtable.public_state/1``).  No concealed tile, ever."""
+    hand = state.hand
+    sess = state.session
+    dealer = hand.dealer if hand is not None else sess.hand_in_round
+    claim = hand.claim if hand is not None else None
+    return {
+        "schema": PUBLIC_SCHEMA,
+        "table": table_id if table_id is not None else state.config.table_id,
+        "rules": state.config.rules,
+        "seq": state.seq,
+        "paused": state.paused,
+        "phase": str(state.phase),
+        "session": {
+            "hand_no": sess.hand_no,
+            "round_wind": WIND_LETTERS[sess.round_no % 4],
+            "dealer": dealer,
+            "hands_total": state.config.hands_total,
+        },
+        "turn": hand.turn if hand is not None and state.phase in (Phase.TURN, Phase.FLOWERS) else None,
+        "wall_remaining": hand.wall_remaining if hand is not None else None,
+        "last_discard": ({"seat": hand.last_discard[0], "tile": hand.last_discard[1].code}
+                         if hand is not None and hand.last_discard is not None else None),
+        "seats": [_seat_json(state, hand, s, reveal=False) for s in range(4)],
+        "timers": [{"name": t.name, "seat": t.seat, "deadline_s": t.deadline_s, "limit_s": t.limit_s}
+                   for t in state.timers],
+        "claim_window": ({"discard_seat": claim.discard_seat, "tile": claim.tile.code, "deadline_s": claim.deadline_s}
+                         if claim is not None else None),
+        "result": _result_json(state),
+        "infractions": [i.to_json() for i in state.infractions[-RECENT:]],
+        "alerts": [{"id": a.id, "kind": a.kind, "message": a.message, "open": a.open, "at_s": a.at_s}
+                   for a in state.alerts[-RECENT:]],
+    }
+
+
+def referee_view(state: GameState, table_id: str | None = None, *, with_waits: bool = True) -> dict[str, Any]:
+    """The referee view (``mjtable.referee_state/1``): public view plus concealed hands and waits."""
+    view = public_view(state, table_id)
+    view["schema"] = REFEREE_SCHEMA
+    hand = state.hand
+    view["alerts"] = [a.to_json() for a in state.alerts[-RECENT:]]
+    seats = []
+    for seat in range(4):
+        sj = _seat_json(state, hand, seat, reveal=True)
+        s = hand.seats[seat] if hand is not None else None
+        if s is None or not s.fully_known:
+            sj["concealed"] = None
+            sj["waits"] = []
+        else:
+            sj["concealed"] = [t.code for t in s.known]
+            sj["waits"] = _waits(state, seat) if with_waits else []
+        sj["dead_reason"] = s.dead if s is not None else None
+        seats.append(sj)
+    view["seats"] = seats
+    if hand is not None:
+        view["wall_known"] = bool(hand.wall)
+    return view
+
+
+def _waits(state: GameState, seat: int) -> list[dict[str, Any]]:
+    hand = state.hand
+    if hand is None or hand.result is not None:
+        return []
+    s = hand.seats[seat]
+    if len(s.known) + 3 * len(s.melds) != 13 or any(not m.tiles for m in s.melds):
+        return []
+    rules = ruleset_of(state)
+    h = Hand(s.known, tuple(meld_of(seat, m) for m in s.melds), s.flowers)
+    try:
+        found = rules.waits(h, seat_wind=seat_wind_tile(hand.dealer, seat),
+                            round_wind=round_wind_tile(state.session.round_no), flowers=len(s.flowers))
+    except ValueError:
+        return []
+    return [{"tile": t.code, "total": total} for t, total in found]

@@ -1,0 +1,109 @@
+"""``mjtable display``: serve the referee / spectator display (static files + ``config.json``).
+
+    mjtable display --port 8080 --broker-ws ws://127.0.0.1:9001 [--table T1] [--spectator]
+
+The page itself talks to the broker over websockets; this server only hands out the files in
+``mjtable/display/`` and a ``config.json`` (``{"broker_ws", "table", "prefix", "spectator"}``).  Any static web
+server can serve the same files.  :func:`make_server` returns a ``ThreadingHTTPServer`` (one thread per
+request) that tests run on a background thread; ``run`` blocks until SIGINT/SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import mimetypes
+import signal
+import sys
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from mjtable.mqtt.topics import PREFIX, check_table_id
+
+DISPLAY_DIR = Path(str(resources.files("mjtable").joinpath("display")))
+CSP = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; script-src 'self'"
+
+
+def _handler(config: dict[str, Any], root: Path) -> type[BaseHTTPRequestHandler]:
+    config_bytes = json.dumps(config).encode()
+    root = root.resolve()
+
+    class DisplayHandler(BaseHTTPRequestHandler):
+        server_version = "mjtable-display"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature from the base class
+            sys.stderr.write("display: " + (format % args) + "\n")
+
+        def do_GET(self) -> None:
+            path = urlsplit(self.path).path
+            if path in ("/", ""):
+                path = "/index.html"
+            if path == "/config.json":
+                self._send(HTTPStatus.OK, config_bytes, "application/json")
+                return
+            target = (root / path.lstrip("/")).resolve()
+            if root not in target.parents or not target.is_file() or target.suffix == ".py":
+                self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+                return
+            ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            if ctype.startswith("text/") or ctype.endswith("javascript"):
+                ctype += "; charset=utf-8"
+            self._send(HTTPStatus.OK, target.read_bytes(), ctype)
+
+        def _send(self, status: HTTPStatus, body: bytes, ctype: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Security-Policy", CSP)
+            self.end_headers()
+            self.wfile.write(body)
+
+    return DisplayHandler
+
+
+def make_server(host: str, port: int, broker_ws: str, *, table: str | None = None, spectator: bool = False,
+                root: Path = DISPLAY_DIR) -> ThreadingHTTPServer:
+    """An HTTP server for the display files; ``port`` 0 picks a free port (see ``server.server_address``)."""
+    if table is not None:
+        check_table_id(table)
+    if not broker_ws.startswith(("ws://", "wss://")):
+        raise ValueError(f"--broker-ws must be a ws:// or wss:// URL, not {broker_ws!r}")
+    config = {"broker_ws": broker_ws, "table": table, "prefix": PREFIX, "spectator": spectator}
+    server = ThreadingHTTPServer((host, port), _handler(config, root))
+    server.daemon_threads = True
+    return server
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--broker-ws", default="ws://127.0.0.1:9001", help="broker websockets URL for browsers")
+    parser.add_argument("--table", default=None, help="table id to show (default: the first one seen)")
+    parser.add_argument("--spectator", action="store_true", help="show the delayed spectator topics")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        server = make_server(args.host, args.port, args.broker_ws, table=args.table, spectator=args.spectator)
+    except (OSError, ValueError) as exc:
+        sys.stdout.write(json.dumps({"event": "error", "error": str(exc)}) + "\n")
+        return 2
+    host, port = server.server_address[:2]
+    sys.stdout.write(json.dumps({"event": "display_serving", "url": f"http://{host!s}:{port}/",
+                                 "broker_ws": args.broker_ws, "table": args.table}) + "\n")
+    sys.stdout.flush()
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    thread = threading.Thread(target=server.serve_forever, name="display.http", daemon=True)
+    thread.start()
+    stop.wait()
+    server.shutdown()
+    server.server_close()
+    return 0

@@ -1,0 +1,202 @@
+"""The demo's simulated table world: four bot players acting through the table's real input channels.
+
+The service only learns what a real table would tell it: a bot's discard, meld, concealed kong or shown hand
+becomes a change of the physical scene that the camera reports (:class:`TableCamera`: the simulated camera and
+the real vision pipeline, or the scene's ground-truth observations with ``--camera direct``); *pass*, *ready*
+and *call* are presses of the seat buttons on the fake GPIO backend (through the real debounce and the
+loop hand-off).  Flowers and promoted kongs have no sensor on a one-camera table: they are entered as the
+referee's operator would (``via: operator``).  The wall is shuffled by the world (seeded per hand) and read
+by the service through its ``wall_reader`` port (a tile-reading table).
+
+Deterministic for a seed: a bot's choice depends only on the seed, the engine ``seq`` and the seat, so a
+run killed and resumed from its journal makes the same choices as an uninterrupted one.  Loop thread only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.bots import Action, Bot, claim_order
+from controller.engine.events import Event, Flower, PromotedKong
+from controller.engine.query import ruleset_of
+from controller.engine.state import GameState, Phase
+from hw.fake import FakeBackend
+from hw.panel import PanelPinout
+from mjtable.service.runner import TableService
+
+LOGGER = logging.getLogger(__name__)
+
+
+class TableCamera(Protocol):
+    """How the world shows a physical change to the camera (see :mod:`mjtable.demo.camera`)."""
+
+    def show(self, state: GameState, seat: int, observation: dict[str, Any]) -> None:
+        """The scene now also contains what ``observation`` describes (a vision event dict)."""
+        ...
+
+
+@dataclass
+class WorldStats:
+    actions: int = 0
+    camera: int = 0
+    buttons: int = 0
+    operator: int = 0
+    stalls: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+
+class DemoWorld:
+    """Args:
+        service: the running table service (its state is what the players see: full information).
+        seed: the session seed (walls and bot choices).
+        gpio: the fake backend the service's panel uses; pinout: its pins.
+        camera: where scene changes go.
+        press_s: how long a button is held, seconds (real time: the debounce runs on real edges).
+        act_timeout_s: how long to wait for the service to accept an act before trying again.
+    """
+
+    def __init__(self, service: TableService, *, seed: int, gpio: FakeBackend, pinout: PanelPinout,
+                 camera: TableCamera, press_s: float = 0.03, act_timeout_s: float = 5.0,
+                 on_act: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.service = service
+        self.seed = seed
+        self.gpio = gpio
+        self.pinout = pinout
+        self.camera = camera
+        self.press_s = press_s
+        self.act_timeout_s = act_timeout_s
+        self.on_act = on_act
+        self.stats = WorldStats()
+        self._operator_ids = 0
+
+    # --- the table's tile reader ------------------------------------------------------------------------
+    def wall_reader(self, build_id: int) -> tuple[str, ...]:
+        """Faces of the wall the table just built, in physical order (seeded per hand)."""
+        st = self.service.state
+        tiles = ruleset_of(st).tileset.all_tiles()
+        random.Random(f"{self.seed}:wall:{st.session.hand_no}").shuffle(tiles)
+        return tuple(t.code for t in tiles)
+
+    # --- the players --------------------------------------------------------------------------------------
+    def next_action(self, st: GameState) -> tuple[int, Action] | None:
+        """The next act of a player (as the simulator orders them), or None when the table must act."""
+        hand = st.hand
+        if hand is None or st.paused or st.phase in (Phase.BUILDING, Phase.HAND_OVER, Phase.DICE,
+                                                     Phase.SESSION_OVER):
+            return None
+        if st.phase is Phase.FLOWERS:
+            seats = [hand.flower_seat] if hand.flower_seat is not None else []
+        elif st.phase is Phase.TURN:
+            seats = [hand.turn] if hand.turn is not None else []
+        else:
+            seats = list(claim_order(st))
+        for seat in seats:
+            bot = Bot(seat, random.Random(f"{self.seed}:{st.seq}:{seat}"))
+            act = bot.decide(st)
+            if act is not None:
+                return seat, act
+        return None
+
+    async def run(self) -> None:
+        """Play until the session is over (service loop)."""
+        while True:
+            st = self.service.state
+            if st.phase is Phase.SESSION_OVER:
+                return
+            nxt = self.next_action(st)
+            if nxt is None:
+                await self._wait_change(st.seq, None)
+                continue
+            seat, act = nxt
+            await self.perform(st, seat, act)
+            if not await self._wait_change(st.seq, self.act_timeout_s):
+                self.stats.stalls += 1
+                LOGGER.warning("seat %d %s not accepted within %.1f s; acting again", seat, act.kind,
+                               self.act_timeout_s)
+
+    async def _wait_change(self, seq: int, timeout_s: float | None) -> bool:
+        async def changed() -> None:
+            while self.service.state.seq == seq:
+                self.service.changed.clear()
+                await self.service.changed.wait()
+
+        try:
+            await asyncio.wait_for(changed(), timeout_s)
+        except TimeoutError:
+            return False
+        return True
+
+    async def perform(self, st: GameState, seat: int, act: Action) -> None:
+        """Turn one bot action into physical acts."""
+        fields = dict(act.fields)
+        self.stats.actions += 1
+        self.stats.by_kind[act.kind] = self.stats.by_kind.get(act.kind, 0) + 1
+        hand = st.hand
+        assert hand is not None
+        via = "camera"
+        if act.kind == "button":
+            await self.press(seat, "call" if fields["button"] == "call" else "pass")
+            via = "button"
+        elif act.kind == "discard":
+            self._show(st, seat, {"type": "discard", "tiles": [str(fields["tile"])],
+                                  "position": len(hand.seats[seat].pond)})
+        elif act.kind == "claim":
+            window = hand.claim
+            assert window is not None
+            if seat not in window.pending:
+                await self.press(seat, "call")
+                if not await self._wait_change(st.seq, self.act_timeout_s):
+                    return
+            self._show(self.service.state, seat, self._claim_observation(st, seat, str(fields["kind"]),
+                                                                         fields.get("tiles")))
+            via = "button+camera"
+        elif act.kind == "concealed_kong":
+            t = str(fields["tile"])
+            self._show(st, seat, {"type": "concealed_kong", "tiles": ["back", t, t, "back"]})
+        elif act.kind == "declare_win":
+            s = hand.seats[seat]
+            self._show(st, seat, {"type": "win_shown", "tiles": [t.code for t in s.known]})
+        elif act.kind in ("flower", "promoted_kong"):
+            self._operator(Flower if act.kind == "flower" else PromotedKong, seat, str(fields["tile"]))
+            via = "operator"
+        else:
+            raise ValueError(f"the demo world cannot perform {act.kind!r}")
+        if self.on_act is not None:
+            self.on_act({"seat": seat, "act": act.kind, "via": via,
+                         **{k: (list(v) if isinstance(v, tuple) else v) for k, v in fields.items()}})
+
+    def _claim_observation(self, st: GameState, seat: int, kind: str, tiles: object) -> dict[str, Any]:
+        hand = st.hand
+        assert hand is not None and hand.claim is not None
+        d = hand.claim.tile.code
+        if kind == "win":
+            return {"type": "win_shown", "tiles": [t.code for t in hand.seats[seat].known] + [d]}
+        if kind == "chow":
+            assert isinstance(tiles, list | tuple)
+            meld = sorted([*(str(t) for t in tiles), d], key=lambda c: (c[1], c[0]))
+        else:
+            meld = [d] * (4 if kind == "kong" else 3)
+        return {"type": "meld", "tiles": meld, "claimed_from": hand.claim.discard_seat}
+
+    def _show(self, st: GameState, seat: int, observation: dict[str, Any]) -> None:
+        self.stats.camera += 1
+        self.camera.show(st, seat, {"seat": seat, "claimed_from": None, "position": 0, **observation})
+
+    async def press(self, seat: int, button: str) -> None:
+        """Press a seat button on the fake GPIO (edges cross the backend/loop boundary like real ones)."""
+        self.stats.buttons += 1
+        pins = self.pinout.seats[seat]
+        pin = pins.call if button == "call" else pins.pass_ready
+        await asyncio.to_thread(self.gpio.press, pin, self.press_s)
+
+    def _operator(self, cls: type[Flower] | type[PromotedKong], seat: int, tile: str) -> None:
+        self.stats.operator += 1
+        self._operator_ids += 1
+        ev: Event = cls(id=f"op-{self.service.state.seq}-{seat}-{tile}", at_s=self.service.clock(), seat=seat,
+                        tile=tile)
+        self.service.submit_nowait(ev)

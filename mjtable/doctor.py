@@ -1,0 +1,215 @@
+"""``mjtable doctor``: check this machine's config, GPIO, serial port, camera, broker and data directory.
+
+Prints one JSON line per check, ``{"check": str, "status": "ok"|"warn"|"fail", "detail": str}``, then a
+summary line ``{"check": "summary", "status": ..., "failed": [...], "warned": [...]}``.  Exit code 0 when
+nothing failed (warnings allowed), 1 otherwise, 2 when the config itself is unusable.  Every check is
+bounded (no check waits more than ``--timeout`` seconds) and read-only except the data-directory probe.
+The running service's last health report (``<data_dir>/<table>.health.json``) is shown too, so a degraded
+service (no camera, broker down) is visible here as well as on MQTT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import stat
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mjtable.config import Config, ConfigError, load_config, parse_config
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    check: str
+    status: str  # ok | warn | fail
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"check": self.check, "status": self.status, "detail": self.detail}
+
+
+def check_platform() -> Check:
+    model_file = Path("/proc/device-tree/model")
+    model = model_file.read_bytes().rstrip(b"\0").decode(errors="replace") if model_file.exists() else ""
+    py = ".".join(map(str, sys.version_info[:3]))
+    if not model:
+        return Check("platform", "warn", f"not a Raspberry Pi ({os.uname().machine}), Python {py}")
+    return Check("platform", "ok", f"{model}, {os.uname().machine}, Python {py}")
+
+
+def check_gpio(cfg: Config) -> Check:
+    from hw.backend import BackendUnavailableError, GpioError, PinInUseError
+    from hw.factory import open_backend
+    from hw.panel import TablePanel
+
+    if cfg.gpio.backend == "none":
+        return Check("gpio", "warn", "gpio.backend = none: no player buttons, LEDs or buzzer")
+    try:
+        backend = open_backend(cfg.gpio.backend, host=cfg.gpio.pigpiod_host, port=cfg.gpio.pigpiod_port,
+                               chip=cfg.gpio.chip)
+    except BackendUnavailableError as exc:
+        return Check("gpio", "fail", str(exc))
+    try:
+        panel = TablePanel(backend, cfg.gpio.pinout)
+        levels = {f"seat{i}": [backend.read(s.call), backend.read(s.pass_ready)]
+                  for i, s in enumerate(cfg.gpio.pinout.seats)}
+        panel.close()
+    except PinInUseError as exc:
+        return Check("gpio", "fail", str(exc))
+    except GpioError as exc:
+        return Check("gpio", "fail", f"{cfg.gpio.backend}: {exc}")
+    finally:
+        backend.close()
+    stuck = [seat for seat, lv in levels.items() if 0 in lv]
+    if stuck:
+        return Check("gpio", "warn", f"{cfg.gpio.backend}: button held or shorted at {', '.join(stuck)} "
+                     f"(levels {levels})")
+    detail = f"{cfg.gpio.backend}: 8 buttons idle, 4 LEDs"
+    return Check("gpio", "ok", detail + (", buzzer" if cfg.gpio.pinout.buzzer is not None else ""))
+
+
+def check_serial(cfg: Config) -> Check:
+    port = cfg.serial.port
+    if not port:
+        return Check("serial", "warn", "serial.port is empty: no table MCU (no shuffling, no dice)")
+    p = Path(port)
+    if not p.exists():
+        return Check("serial", "fail", f"{port} does not exist: is the table MCU plugged in? "
+                     "(udev rule deploy/udev/99-mjtable.rules makes /dev/mjtable-mcu)")
+    mode = p.stat().st_mode
+    if not stat.S_ISCHR(mode):
+        return Check("serial", "fail", f"{port} is not a character device")
+    if not os.access(p, os.R_OK | os.W_OK):
+        return Check("serial", "fail", f"{port}: no read/write permission (add the service user to 'dialout')")
+    return Check("serial", "ok", f"{port} ({os.path.realpath(port)}) at {cfg.serial.baud} bit/s")
+
+
+def check_camera(cfg: Config) -> Check:
+    src = cfg.camera.source
+    if src == "none":
+        return Check("camera", "warn", "camera.source = none: referee must enter every discard and meld")
+    if src == "sim":
+        return Check("camera", "ok", "simulated camera")
+    if src.startswith("file:"):
+        path = Path(src[5:])
+        return (Check("camera", "ok", f"frames from {path}") if path.exists()
+                else Check("camera", "fail", f"{path} does not exist"))
+    if src == "picamera2":
+        try:
+            import picamera2  # noqa: F401
+        except ImportError:
+            return Check("camera", "fail", "picamera2 is not importable: apt-get install python3-picamera2 and "
+                         "create the venv with --system-site-packages (deploy/install.sh does)")
+        return Check("camera", "ok", "picamera2 available")
+    index = src.split(":", 1)[1]
+    dev = Path(f"/dev/video{index}")
+    if not dev.exists():
+        return Check("camera", "fail", f"{dev} does not exist: is the USB camera plugged in?")
+    if not os.access(dev, os.R_OK | os.W_OK):
+        return Check("camera", "fail", f"{dev}: no permission (add the service user to 'video')")
+    return Check("camera", "ok", f"{dev}")
+
+
+def check_broker(cfg: Config, timeout_s: float) -> Check:
+    host, port = cfg.mqtt.host, cfg.mqtt.port
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s) as s:
+            # MQTT 3.1.1 CONNECT, clean session, keepalive 5 s, client id "mjtable-doctor"
+            cid = b"mjtable-doctor"
+            var = b"\x00\x04MQTT\x04\x02\x00\x05"
+            payload = len(cid).to_bytes(2, "big") + cid
+            s.sendall(bytes([0x10, len(var) + len(payload)]) + var + payload)
+            s.settimeout(timeout_s)
+            ack = s.recv(4)
+    except OSError as exc:
+        return Check("mqtt", "fail", f"broker {host}:{port} unreachable ({exc}); the service runs but publishes "
+                     "nothing until it is back: systemctl status mosquitto")
+    if len(ack) == 4 and ack[0] == 0x20 and ack[3] == 0:
+        return Check("mqtt", "ok", f"broker {host}:{port} accepts connections")
+    if len(ack) == 4 and ack[0] == 0x20 and ack[3] in (4, 5):
+        return Check("mqtt", "ok", f"broker {host}:{port} is up and requires credentials")
+    return Check("mqtt", "fail", f"{host}:{port} did not answer like an MQTT broker ({ack!r})")
+
+
+def check_data_dir(cfg: Config) -> Check:
+    d = cfg.table.data_dir
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        probe = d / ".doctor-probe"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        return Check("data_dir", "fail", f"{d} is not writable: {exc}")
+    free_mb = shutil.disk_usage(d).free / 1e6
+    journal = cfg.journal_path
+    detail = f"{d} writable, {free_mb:.0f} MB free"
+    if journal.exists():
+        lines = journal.read_text(errors="replace").splitlines()
+        bad = sum(1 for line in lines[:-1] if not _is_json(line))
+        tail_ok = not lines or _is_json(lines[-1])
+        detail += f"; journal {journal.name}: {len(lines)} entries"
+        if bad:
+            return Check("data_dir", "fail", detail + f", {bad} corrupt line(s) before the end")
+        if not tail_ok:
+            detail += " (torn last line from a power cut: it will be dropped on resume)"
+    return Check("data_dir", "warn" if free_mb < 200 else "ok", detail)
+
+
+def check_service_health(cfg: Config, now_s: float) -> Check:
+    path = cfg.table.data_dir / f"{cfg.table.id}.health.json"
+    if not path.exists():
+        return Check("service", "warn", "the service has not reported health yet (not running?)")
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        return Check("service", "warn", f"{path}: unreadable health report: {exc}")
+    age_s = now_s - float(doc.get("ts_s", 0))
+    degraded = [f"{k}: {v}" for k, v in sorted(doc.get("parts", {}).items()) if v != "ok"]
+    if age_s > 60:
+        return Check("service", "warn", f"last health report is {age_s:.0f} s old (service stopped?)")
+    if degraded:
+        return Check("service", "warn", "degraded: " + "; ".join(degraded))
+    return Check("service", "ok", f"running, all parts ok ({age_s:.0f} s ago)")
+
+
+def _is_json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def run_checks(cfg: Config, timeout_s: float = 2.0, now: Callable[[], float] = time.time) -> list[Check]:
+    return [check_platform(), check_gpio(cfg), check_serial(cfg), check_camera(cfg),
+            check_broker(cfg, timeout_s), check_data_dir(cfg), check_service_health(cfg, now())]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default="/etc/mjtable/table.toml", help="the service's TOML config")
+    parser.add_argument("--timeout", type=float, default=2.0, help="per-check network timeout, seconds")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cfg = load_config(args.config) if args.config != "-" else parse_config({})
+    except ConfigError as exc:
+        print(json.dumps({"check": "config", "status": "fail", "detail": str(exc)}), flush=True)
+        print(json.dumps({"check": "summary", "status": "fail", "failed": ["config"], "warned": []}), flush=True)
+        return 2
+    print(json.dumps(Check("config", "ok", f"{cfg.source}: table {cfg.table.id}, {cfg.table.rules}").to_json()))
+    checks = run_checks(cfg, args.timeout)
+    for c in checks:
+        print(json.dumps(c.to_json()), flush=True)
+    failed = [c.check for c in checks if c.status == "fail"]
+    warned = [c.check for c in checks if c.status == "warn"]
+    print(json.dumps({"check": "summary", "status": "fail" if failed else ("warn" if warned else "ok"),
+                      "failed": failed, "warned": warned}), flush=True)
+    return 1 if failed else 0

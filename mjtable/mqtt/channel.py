@@ -1,0 +1,162 @@
+"""One table's MQTT channel: state, events, timers, status and the delayed spectator mirror.
+
+The table service (area 8) or the engine shell (area 2) owns one :class:`TableChannel` and calls it from
+its asyncio loop after every engine step:
+
+    channel = TableChannel("T1", publisher, clock=time.time, spectator_delay_s=60)
+    channel.publish_state(public_view(state, "T1"), referee_view(state, "T1"))
+    channel.publish_event("discard", {"seat": 2, "tile": "5p"}, event_id="T1:17")
+    channel.tick()                     # on every clock tick: releases due spectator messages
+
+Every public payload is validated against its schema and passed through the hidden-information guard
+before it is handed to the publisher; a payload that fails either is refused with an exception and nothing
+is published.  The referee state goes only to the referee topic.  When the public state first shows a hand
+result, a ``hand_result`` event with a deterministic id is emitted (the recorder builds game records from
+them); a state with ``phase`` in :data:`END_PHASES` emits ``game_end``.  Not thread-safe: one loop calls it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from mjtable import schemas
+from mjtable.mqtt.guard import check_public
+from mjtable.mqtt.publisher import Message, Publisher
+from mjtable.mqtt.topics import TableTopics
+
+#: engine phases that mean the session (game) is over
+END_PHASES = frozenset({"session_over", "session_end", "ended", "finished", "game_over"})
+MAX_SPECTATOR_DELAY_S = 300.0
+
+
+def dumps(doc: Any) -> bytes:
+    """Compact UTF-8 JSON, the wire format of every payload."""
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def status_message(topics: TableTopics, status: str, ts_s: float | None = None) -> Message:
+    """The retained ``status`` message (``online``, or ``offline`` for the last will)."""
+    doc: dict[str, Any] = {"schema": "mjtable.status/1", "table": topics.table_id, "status": status}
+    if ts_s is not None:
+        doc["ts_s"] = ts_s
+    return Message(topics.status, dumps(doc), qos=1, retain=True)
+
+
+class TableChannel:
+    """Publishes one table's documents.
+
+    Args:
+        table_id: the table id used in topics and documents.
+        publisher: where messages go (:class:`~mjtable.mqtt.publisher.PahoPublisher` or a fake).
+        clock: wall clock in unix seconds (``time.time``; a fake in tests).
+        spectator_delay_s: broadcast delay of the ``spectator/`` mirror, 0-300 s.
+        game_id: id of the running game (session); events carry it in ``game``.
+        validate: check payloads against the JSON Schemas (on by default).
+    """
+
+    def __init__(self, table_id: str, publisher: Publisher, *, clock: Callable[[], float] = time.time,
+                 spectator_delay_s: float = 0.0, game_id: str | None = None, validate: bool = True,
+                 first_seq: int = 0) -> None:
+        if not 0.0 <= spectator_delay_s <= MAX_SPECTATOR_DELAY_S:
+            raise ValueError(f"spectator delay must be 0..{MAX_SPECTATOR_DELAY_S:.0f} s, not {spectator_delay_s}")
+        self.topics = TableTopics(table_id)
+        self.publisher = publisher
+        self.clock = clock
+        self.spectator_delay_s = spectator_delay_s
+        self.game_id = game_id or f"{table_id}-{int(clock())}"
+        self.validate = validate
+        self.seq = first_seq
+        self._delayed: deque[tuple[float, str, bytes, bool]] = deque()
+        self._reported_results: set[int] = set()
+        self._ended = False
+        self._last_public: dict[str, Any] | None = None
+
+    # -- documents -----------------------------------------------------------------------------------
+    def publish_state(self, public: dict[str, Any], referee: dict[str, Any] | None = None) -> None:
+        """Publish the retained public state (and the referee state, if given) and derived events."""
+        if self.validate:
+            schemas.validate("public_state", public)
+            if referee is not None:
+                schemas.validate("referee_state", referee)
+        check_public(public)
+        self._public(self.topics.state, dumps(public), retain=True, leaf="state")
+        if referee is not None:
+            self.publisher.publish(self.topics.referee_state, dumps(referee), qos=1, retain=True)
+        self._derive_events(public)
+        self._last_public = public
+
+    def publish_event(self, type_: str, data: dict[str, Any], event_id: str | None = None,
+                      ts_s: float | None = None) -> dict[str, Any]:
+        """Publish one public event (QoS 1, not retained); returns the envelope that was sent."""
+        self.seq += 1
+        doc = {"schema": "mjtable.event/1", "table": self.topics.table_id, "game": self.game_id,
+               "id": event_id or f"{self.game_id}:{self.seq}", "seq": self.seq,
+               "ts_s": self.clock() if ts_s is None else ts_s, "type": type_, "data": data}
+        if self.validate:
+            schemas.validate("event", doc)
+        check_public(doc)
+        self._public(self.topics.events, dumps(doc), retain=False, leaf="events")
+        return doc
+
+    def publish_timers(self, timers: list[dict[str, Any]], now_s: float | None = None) -> None:
+        """Publish the retained list of running countdowns (``deadline_s`` in unix seconds)."""
+        doc = {"schema": "mjtable.timers/1", "table": self.topics.table_id,
+               "now_s": self.clock() if now_s is None else now_s, "timers": timers}
+        if self.validate:
+            schemas.validate("timers", doc)
+        check_public(doc)
+        self._public(self.topics.timers, dumps(doc), retain=True, leaf="timers")
+
+    def online_message(self) -> Message:
+        return status_message(self.topics, "online")
+
+    def will_message(self) -> Message:
+        return status_message(self.topics, "offline")
+
+    # -- spectator mirror ----------------------------------------------------------------------------------
+    def _public(self, topic: str, payload: bytes, *, retain: bool, leaf: str) -> None:
+        self.publisher.publish(topic, payload, qos=1, retain=retain)
+        mirror = self.topics.spectator(leaf)
+        if self.spectator_delay_s <= 0:
+            self.publisher.publish(mirror, payload, qos=1, retain=retain)
+        else:
+            self._delayed.append((self.clock() + self.spectator_delay_s, mirror, payload, retain))
+
+    def tick(self, now_s: float | None = None) -> int:
+        """Release every spectator message whose delay has passed; returns how many were published."""
+        now = self.clock() if now_s is None else now_s
+        n = 0
+        while self._delayed and self._delayed[0][0] <= now:
+            _, topic, payload, retain = self._delayed.popleft()
+            self.publisher.publish(topic, payload, qos=1, retain=retain)
+            n += 1
+        return n
+
+    @property
+    def delayed_count(self) -> int:
+        return len(self._delayed)
+
+    # -- derived events ----------------------------------------------------------------------------------
+    def _derive_events(self, public: dict[str, Any]) -> None:
+        session = public["session"]
+        hand_no = int(session["hand_no"])
+        result = public.get("result")
+        players = [s["player"] for s in public["seats"]]
+        if result is not None and hand_no not in self._reported_results:
+            self._reported_results.add(hand_no)
+            self.publish_event("hand_result", {
+                "rules": public["rules"], "hand_no": hand_no, "round_wind": session["round_wind"],
+                "dealer": session["dealer"], "hands_total": session["hands_total"], "players": players,
+                "result": result, "scores": [s["score"] for s in public["seats"]],
+                "penalties": [s["penalties"] for s in public["seats"]],
+            }, event_id=f"{self.game_id}:hand{hand_no}:result")
+        if public.get("phase") in END_PHASES and not self._ended:
+            self._ended = True
+            self.publish_event("game_end", {"rules": public["rules"], "players": players,
+                                            "scores": [s["score"] for s in public["seats"]],
+                                            "hands_played": hand_no},
+                               event_id=f"{self.game_id}:end")

@@ -1,0 +1,94 @@
+"""``mjtable recorder``: subscribe to every table on a broker and store their games.
+
+    mjtable recorder --broker 127.0.0.1:1883 --db sqlite:///runs/records.db
+    mjtable recorder --db sqlite:///runs/records.db --export runs/records   # write records, sheets, standings
+
+Runs until SIGINT/SIGTERM; prints JSON lines (``recorder_started``, ``recorder_stats`` every
+``--stats-every-s`` seconds, ``recorder_stopped``).  ``--export DIR`` writes one ``<game>.json`` game record
+and one ``<game>.csv`` score sheet per game plus ``standings.csv`` and ``standings.json``, then exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from mjtable.recorder.recorder import Recorder
+from mjtable.recorder.store import SqlEventStore, StoreError
+from mjtable.records import game_records_from_events, score_sheet_csv, standings, standings_csv
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker", default="127.0.0.1:1883", help="HOST:PORT or mqtt://HOST:PORT (TCP)")
+    parser.add_argument("--db", required=True, help="sqlite:///path.db or postgresql://user@host/db")
+    parser.add_argument("--username", default=None)
+    parser.add_argument("--password-file", type=Path, default=None, help="file holding the broker password")
+    parser.add_argument("--client-id", default="mjtable-recorder", help="fixed id of the persistent session")
+    parser.add_argument("--stats-every-s", type=float, default=60.0)
+    parser.add_argument("--export", type=Path, default=None, metavar="DIR",
+                        help="write game records, score sheets and standings from the database, then exit")
+
+
+def _emit(doc: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def parse_broker(text: str) -> tuple[str, int]:
+    """``host:port`` or ``mqtt://host:port`` -> (host, port); raises ValueError."""
+    rest = text.removeprefix("mqtt://").rstrip("/")
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"bad broker {text!r}: use HOST:PORT")
+    return host, int(port)
+
+
+def export(store: SqlEventStore, out: Path) -> dict[str, Any]:
+    """Write every game's record and score sheet and the standings into ``out``; returns a summary."""
+    out.mkdir(parents=True, exist_ok=True)
+    records = game_records_from_events(store.events())
+    for rec in records:
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rec["game_id"])
+        (out / f"{safe}.json").write_text(json.dumps(rec, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        (out / f"{safe}.csv").write_text(score_sheet_csv(rec), encoding="utf-8")
+    rows = standings(records)
+    (out / "standings.csv").write_text(standings_csv(rows), encoding="utf-8")
+    (out / "standings.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return {"event": "recorder_export", "games": len(records), "players": len(rows), "dir": str(out)}
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
+    try:
+        store = SqlEventStore(args.db)
+    except (StoreError, OSError) as exc:
+        _emit({"event": "error", "error": str(exc)})
+        return 2
+    if args.export is not None:
+        _emit(export(store, args.export))
+        store.close()
+        return 0
+    try:
+        host, port = parse_broker(args.broker)
+        password = args.password_file.read_text().strip() if args.password_file else None
+    except (ValueError, OSError) as exc:
+        _emit({"event": "error", "error": str(exc)})
+        return 2
+    rec = Recorder(store, host, port, client_id=args.client_id, username=args.username, password=password).start()
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    _emit({"event": "recorder_started", "broker": f"{host}:{port}", "db": args.db, "client_id": args.client_id})
+    while not stop.wait(args.stats_every_s):
+        _emit({"event": "recorder_stats", "stored": rec.stored, "duplicates": rec.duplicates,
+               "rejected": rec.rejected, "connected": rec.wait_connected(0)})
+    rec.stop()
+    store.close()
+    _emit({"event": "recorder_stopped", "stored": rec.stored, "duplicates": rec.duplicates, "rejected": rec.rejected})
+    return 0

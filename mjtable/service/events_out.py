@@ -1,0 +1,65 @@
+"""Which engine events and effects go on the public MQTT event stream, and in what shape.
+
+Only what every player at the table can see: discards, claims, flowers, kongs (a concealed kong without its
+face), buttons, dice, faults and referee actions.  Camera observations (``hand_seen`` is referee-only), the
+wall's faces (``table_built``) and referee-only alert data never appear; area 7's guard checks every payload
+again before it is published.  Hand results and the game end are derived by ``TableChannel`` from the views.
+Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.engine.effects import Alert, Effect, InfractionEffect
+from controller.engine.events import (
+    ButtonPressed,
+    Claim,
+    ConcealedKong,
+    DeclareWin,
+    DiceRolled,
+    Discard,
+    Event,
+    Flower,
+    LinkChanged,
+    McuFault,
+    PromotedKong,
+    RefereeCommand,
+    TableBuilt,
+)
+
+
+def public_event(ev: Event, fx: tuple[Effect, ...]) -> list[tuple[str, dict[str, Any]]]:
+    """``(type, data)`` pairs to publish for one accepted event and its effects."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(ev, Discard | Flower | PromotedKong):
+        out.append((ev.type, {"seat": ev.seat, "tile": ev.tile}))
+    elif isinstance(ev, Claim):
+        data: dict[str, Any] = {"seat": ev.seat, "kind": ev.kind}
+        if ev.kind == "chow":
+            data["tiles"] = list(ev.tiles)
+        out.append(("claim", data))
+    elif isinstance(ev, ConcealedKong | DeclareWin):
+        out.append((ev.type, {"seat": ev.seat}))
+    elif isinstance(ev, ButtonPressed):
+        out.append(("button", {"seat": ev.seat, "button": ev.button}))
+    elif isinstance(ev, DiceRolled):
+        out.append(("dice_rolled", {"dice": list(ev.dice), "source": ev.source}))
+    elif isinstance(ev, TableBuilt):
+        out.append(("table_built", {}))
+    elif isinstance(ev, McuFault):
+        out.append(("mcu_fault", {"code": ev.code, "message": ev.message}))
+    elif isinstance(ev, LinkChanged):
+        out.append(("mcu_link", {"up": ev.up}))
+    elif isinstance(ev, RefereeCommand):
+        ref: dict[str, Any] = {"command": ev.command, "reason": ev.reason}
+        if ev.seat is not None:
+            ref["seat"] = ev.seat
+        out.append(("referee", ref))
+    for e in fx:
+        if isinstance(e, Alert) and not e.data.get("referee_only"):
+            out.append(("alert", {"id": e.id, "kind": e.kind, "message": e.message}))
+        elif isinstance(e, InfractionEffect):
+            out.append(("infraction", {k: v for k, v in e.infraction.items() if k in
+                                       ("id", "seat", "kind", "points", "status", "message", "reason")}))
+    return out

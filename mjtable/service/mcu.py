@@ -1,0 +1,167 @@
+"""The table-MCU part of the service: runs area 4's ``TableLink``, turns its events into engine events and
+executes the engine's ``McuCommand`` effects.
+
+Runs on the service loop.  A missing or silent MCU never stops the service: the part reports ``down: ...``
+in the health, keeps reconnecting with capped back-off, and the referee can enter dice by hand.  A command
+that fails (NACK, fault, reset, link lost) becomes an ``McuFault`` event so the engine pauses the hand for
+the referee instead of waiting forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from controller.engine.effects import McuCommand
+from controller.engine.events import ButtonPressed, DiceRolled, Event, LinkChanged, McuFault, TableBuilt
+from firmware_bridge import events as mcu_events
+from firmware_bridge.events import BridgeError, BuildFailedError
+from firmware_bridge.session import LinkTiming, TableLink
+from firmware_bridge.transport import serial_factory
+from mjtable.service.health import Health
+
+LOGGER = logging.getLogger(__name__)
+
+#: emit(EventClass, **fields): the runner stamps ``id`` and ``at_s`` and queues the event for the engine.
+Emit = Callable[..., None]
+
+
+class WallReader(Protocol):
+    """The faces of a freshly built wall in physical order (full information: a table with a tile reader, or the
+    demo's simulated table); None when unknown.  Real tables without a reader have none (partial information)."""
+
+    def __call__(self, build_id: int) -> tuple[str, ...] | None: ...
+
+
+class LinkFactory(Protocol):
+    def __call__(self) -> TableLink: ...
+
+
+def serial_link_factory(port: str, baud: int, timing: LinkTiming | None = None) -> LinkFactory:
+    """Links over a real serial port or pty (``/dev/mjtable-mcu``, ``/dev/pts/N``)."""
+
+    def make() -> TableLink:
+        return TableLink(serial_factory(port, baud), timing=timing)
+
+    return make
+
+
+class McuPart:
+    """Owns the link for the life of the service.
+
+    Args:
+        link_factory: makes a fresh ``TableLink`` (None: no MCU configured; the part stays ``off``).
+        emit: queue an engine event (see :data:`Emit`).
+        wall_reader: faces of each built wall (None: partial information, ``TableBuilt.tiles`` is None).
+        health: where the part's state is reported.
+        retry_s: pause between attempts to reach an absent MCU, seconds.
+    """
+
+    def __init__(self, link_factory: LinkFactory | None, emit: Emit, health: Health, *, retry_s: float = 2.0,
+                 describe: str = "", wall_reader: WallReader | None = None) -> None:
+        self._factory = link_factory
+        self._emit = emit
+        self._health = health
+        self._retry_s = retry_s
+        self._describe = describe
+        self._wall_reader = wall_reader
+        self.link: TableLink | None = None
+        self._jobs: set[asyncio.Task[None]] = set()
+
+    async def run(self) -> None:
+        """Connect, forward events, reconnect; returns only when cancelled (service loop)."""
+        if self._factory is None:
+            self._health.set("mcu", "off: no serial port configured (dice by referee)")
+            await asyncio.Event().wait()
+            return
+        while True:
+            link = self._factory()
+            try:
+                async with link:
+                    self.link = link
+                    self._health.set("mcu", "ok")
+                    async for ev in link.events():
+                        self._forward(ev)
+            except BridgeError as exc:
+                self._health.set("mcu", f"down: {self._describe or 'table MCU'}: {exc}")
+            finally:
+                self.link = None
+            await asyncio.sleep(self._retry_s)
+
+    def _forward(self, ev: mcu_events.TableEvent) -> None:
+        if isinstance(ev, mcu_events.LinkUp):
+            self._health.set("mcu", "ok")
+            self._emit(LinkChanged, up=True)
+        elif isinstance(ev, mcu_events.LinkDown):
+            self._health.set("mcu", f"down: link lost ({ev.reason}); reconnecting")
+            self._emit(LinkChanged, up=False)
+        elif isinstance(ev, mcu_events.Fault):
+            self._emit(McuFault, code=_name(ev.code), message=f"{_name(ev.severity)} fault, detail {ev.detail}")
+        elif isinstance(ev, mcu_events.McuReset) and not ev.expected:
+            self._emit(McuFault, code="mcu_reset",
+                       message=f"table MCU restarted ({ev.reason}); interrupted: {ev.interrupted or 'nothing'}")
+        elif isinstance(ev, mcu_events.EventsLost):
+            self._emit(McuFault, code="events_lost", message=f"MCU events {ev.first}..{ev.last} lost")
+        elif isinstance(ev, mcu_events.DiceRolled):
+            self._emit(DiceRolled, dice=tuple(ev.dice), source="mcu")
+        elif isinstance(ev, mcu_events.ButtonEvent) and ev.pressed:
+            button = _name(ev.button)
+            if button in ("call", "pass", "ready"):
+                self._emit(ButtonPressed, seat=ev.seat, button=button)
+        else:
+            LOGGER.debug("table event %s", ev.to_json())
+
+    def execute(self, cmd: McuCommand) -> None:
+        """Start an engine ``McuCommand`` without blocking the loop (a build takes about a minute)."""
+        task = asyncio.get_running_loop().create_task(self._execute(cmd), name=f"mcu.{cmd.name}")
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
+
+    async def _execute(self, cmd: McuCommand) -> None:
+        link = self.link
+        if link is None:
+            self._emit(McuFault, code="no_mcu", message=f"cannot {cmd.name}: the table MCU is not connected")
+            return
+        try:
+            await self._run_command(link, cmd.name, cmd.args)
+        except BuildFailedError as exc:
+            self._emit(McuFault, code="build_failed", message=str(exc))
+        except BridgeError as exc:
+            self._emit(McuFault, code="command_failed", message=f"{cmd.name}: {exc}")
+
+    async def _run_command(self, link: TableLink, name: str, args: dict[str, Any]) -> None:
+        if name == "shuffle_and_build":
+            result = await link.shuffle_and_build(tile_set=int(args.get("tile_set", 144)))
+            with contextlib.suppress(BridgeError):
+                await link.raise_walls()
+            faces = self._wall_reader(result.build_id) if self._wall_reader is not None else None
+            self._emit(TableBuilt, tiles=faces, dice=())
+        elif name == "roll_dice":  # args["throw"] numbers the throw (1 = dealer's, 2 = second): one roll each
+            dice = await link.roll_dice()
+            self._emit(DiceRolled, dice=dice, source="mcu")
+        elif name == "raise_walls":
+            await link.raise_walls()
+        elif name == "stop":
+            await link.stop()
+        elif name == "set_seat_lights":
+            await link.set_seat_lights(list(args.get("seats", [])))
+        elif name == "clear_fault":
+            await link.clear_fault()
+        else:
+            LOGGER.warning("unknown MCU command %s %s ignored", name, args)
+
+    async def aclose(self) -> None:
+        for task in list(self._jobs):
+            task.cancel()
+        await asyncio.gather(*self._jobs, return_exceptions=True)
+
+
+def _name(value: object) -> str:
+    name = getattr(value, "name", None)
+    return str(name).lower() if name is not None else str(value)
+
+
+__all__ = ["Emit", "Event", "LinkFactory", "McuPart", "serial_link_factory"]

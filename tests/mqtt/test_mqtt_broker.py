@@ -1,0 +1,158 @@
+"""Against a real mosquitto: retained state, last will on SIGKILL, ACL denials, outbox across a broker restart."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from mqtt_helpers import Collector, sample_public, sample_referee
+
+from mjtable.broker import LocalMosquitto
+from mjtable.mqtt.acl import parse_roster, render_acl
+from mjtable.mqtt.channel import TableChannel, status_message
+from mjtable.mqtt.outbox import Outbox
+from mjtable.mqtt.publisher import PahoPublisher
+from mjtable.mqtt.topics import TableTopics
+
+REPO = Path(__file__).resolve().parents[2]
+ROSTER = REPO / "deploy" / "mosquitto" / "roster.example"
+PASSWORDS = {"table-T1": "t1-secret-pw", "table-T2": "t2-secret-pw", "referee1": "ref-secret-pw",
+             "hall-display": "hall-secret-pw", "stream": "stream-secret-pw", "recorder": "rec-secret-pw"}
+
+
+def _table_publisher(broker: LocalMosquitto, table: str = "T1", **kw: object) -> tuple[PahoPublisher, TableChannel]:
+    topics = TableTopics(table)
+    pub = PahoPublisher(broker.host, broker.port, f"mjtable-table-{table}", will=status_message(topics, "offline"),
+                        online=status_message(topics, "online"), **kw)  # type: ignore[arg-type]
+    pub.start()
+    assert pub.wait_connected(10), pub.last_connect_error
+    return pub, TableChannel(table, pub, game_id="g1")
+
+
+def test_late_subscriber_gets_retained_public_and_referee_state(mosquitto: LocalMosquitto,
+                                                               collectors: list[Collector]) -> None:
+    pub, ch = _table_publisher(mosquitto)
+    public = sample_public()
+    ch.publish_state(public, sample_referee(public))
+    ch.publish_timers(public["timers"], now_s=1.7e9)
+    pub.close()  # flushes; the clean close publishes "offline"
+    late = Collector(mosquitto.host, mosquitto.port, ["mjtable/v1/table/T1/#"])
+    collectors.append(late)
+    t = ch.topics
+    assert late.wait_for(lambda m: {x[0] for x in m} >= {t.state, t.referee_state, t.timers, t.status})
+    assert late.payloads(t.state) == [public]
+    assert all(retain for _, _, retain in late.messages)
+    assert late.payloads(t.status)[-1]["status"] == "offline"
+    assert late.payloads(t.referee_state)[0]["seats"][0]["concealed"][0] == "1m"
+
+
+def test_last_will_fires_when_the_table_process_is_killed(mosquitto: LocalMosquitto,
+                                                          collectors: list[Collector]) -> None:
+    t = TableTopics("T9")
+    watcher = Collector(mosquitto.host, mosquitto.port, [t.status])
+    collectors.append(watcher)
+    assert watcher.wait_subscribed()
+    script = textwrap.dedent(f"""
+        import sys, time
+        from mjtable.mqtt.channel import TableChannel, status_message
+        from mjtable.mqtt.publisher import PahoPublisher
+        from mjtable.mqtt.topics import TableTopics
+        t = TableTopics("T9")
+        pub = PahoPublisher("127.0.0.1", {mosquitto.port}, "mjtable-table-T9", will=status_message(t, "offline"),
+                            online=status_message(t, "online")).start()
+        assert pub.wait_connected(10)
+        print("ready", flush=True)
+        while True:
+            time.sleep(1)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=REPO)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == b"ready"
+        assert watcher.wait_for(lambda m: any(json.loads(p)["status"] == "online" for _, p, _ in m))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        assert watcher.wait_for(lambda m: json.loads(m[-1][1])["status"] == "offline")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        if proc.stdout:
+            proc.stdout.close()
+    late = Collector(mosquitto.host, mosquitto.port, [t.status])
+    collectors.append(late)
+    assert late.wait_for(lambda m: len(m) >= 1)
+    assert late.payloads(t.status) == [{"schema": "mjtable.status/1", "table": "T9", "status": "offline"}]
+    assert late.messages[0][2] is True  # retained
+
+
+def test_acl_from_deploy_roster(collectors: list[Collector]) -> None:
+    acl = render_acl(parse_roster(ROSTER.read_text()))
+    assert acl == (REPO / "deploy" / "mosquitto" / "acl.example").read_text()
+    with LocalMosquitto(passwords=PASSWORDS, acl=acl) as broker:
+        t1, t2 = TableTopics("T1"), TableTopics("T2")
+        bad = Collector(broker.host, broker.port, ["#"], username="referee1", password="wrong")
+        anon = Collector(broker.host, broker.port, ["#"])
+        collectors += [bad, anon]
+        display = Collector(broker.host, broker.port, [t1.state, t1.referee_state, "mjtable/v1/#"],
+                            username="hall-display", password=PASSWORDS["hall-display"])
+        referee = Collector(broker.host, broker.port, ["mjtable/v1/table/+/#"], username="referee1",
+                            password=PASSWORDS["referee1"])
+        collectors += [display, referee]
+        assert display.wait_subscribed() and referee.wait_subscribed()
+        assert bad.wait_for(lambda m: bad.connect_reason is not None)
+        assert anon.wait_for(lambda m: anon.connect_reason is not None)
+        assert "Not authorized" in str(bad.connect_reason) and "Not authorized" in str(anon.connect_reason)
+        pub, ch = _table_publisher(broker, "T1", username="table-T1", password=PASSWORDS["table-T1"])
+        public = sample_public()
+        # the T1 table tries to write T2's state and to forge a referee command: both are dropped
+        pub.publish(t2.state, b'{"forged": true}', retain=True)
+        pub.publish(t1.command, b'{"forged": true}')
+        ch.publish_state(public, sample_referee(public))
+        # a display may not command a table
+        display.client.publish(t1.command, b'{"forged": true}', qos=1)
+        ch.publish_event("marker", {})
+        assert referee.wait_for(lambda m: any(t == t1.events for t, _, _ in m))
+        assert display.wait_for(lambda m: any(t == t1.events for t, _, _ in m))
+        pub.close()
+        ref_topics = [t for t, _, _ in referee.messages]
+        disp_topics = [t for t, _, _ in display.messages]
+        assert t1.referee_state in ref_topics and t1.state in ref_topics
+        assert t1.referee_state not in disp_topics and t1.state in disp_topics
+        assert t2.state not in ref_topics and t2.state not in disp_topics
+        assert t1.command not in ref_topics
+        assert all(b"forged" not in p for _, p, _ in referee.messages + display.messages)
+
+
+def test_no_event_lost_when_the_broker_restarts_mid_game(tmp_path: Path, collectors: list[Collector]) -> None:
+    broker = LocalMosquitto(persistence=True, workdir=tmp_path / "broker").start()
+    try:
+        consumer = Collector(broker.host, broker.port, ["mjtable/v1/table/+/events"], client_id="rec-test",
+                             clean_session=False)
+        collectors.append(consumer)
+        assert consumer.wait_subscribed()
+        pub, ch = _table_publisher(broker, "T1", outbox=Outbox(tmp_path / "outbox.db"))
+        sent = [ch.publish_event("discard", {"seat": i % 4, "tile": "5p"})["id"] for i in range(200)]
+        broker.stop()
+        sent += [ch.publish_event("discard", {"seat": i % 4, "tile": "6p"})["id"] for i in range(200)]
+        broker.start()
+        sent += [ch.publish_event("discard", {"seat": i % 4, "tile": "7p"})["id"] for i in range(200)]
+
+        def all_in(msgs: list[tuple[str, bytes, bool]]) -> bool:
+            return {json.loads(p)["id"] for _, p, _ in msgs} >= set(sent)
+
+        assert consumer.wait_for(all_in, timeout_s=30)
+        ids = [json.loads(p)["id"] for _, p, _ in consumer.messages]
+        first_seen: list[str] = []
+        for i in ids:  # consumers drop duplicates by id
+            if i not in first_seen:
+                first_seen.append(i)
+        assert first_seen == sent  # nothing lost, order kept
+        pub.close()
+    finally:
+        broker.close()

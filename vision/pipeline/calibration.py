@@ -1,0 +1,194 @@
+"""Camera calibration from four ArUco markers at the table corners (a homography table mm <-> image px).
+
+``calibrate(image, geometry)`` finds the markers (OpenCV >= 4.7 ``cv2.aruco.ArucoDetector``, dictionary
+DICT_4X4_50), fits a homography on all sixteen marker corners and returns a :class:`Calibration`; when a
+marker is missing it raises :class:`CalibrationError` naming which ones and where they should be.
+
+:class:`CalibrationCache` keeps the calibration between frames and re-checks it every ``recheck_every``
+frames, so a bumped camera is noticed (``CalibrationCheck.moved``) and corrected; a marker hidden by a
+hand at a re-check keeps the cached calibration.  Called from the pipeline's worker thread only.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.zones import FloatArray, TableGeometry
+
+LOGGER = logging.getLogger(__name__)
+Image = npt.NDArray[np.uint8]
+_CORNER_NAMES = ("bottom-left (seat 0's left)", "bottom-right (seat 0's right)", "top-right", "top-left")
+
+
+class CalibrationError(RuntimeError):
+    """The table markers could not be found (or give no sane homography).
+
+    Attributes:
+        missing: marker ids not found.
+        found: marker ids found.
+    """
+
+    def __init__(self, message: str, missing: tuple[int, ...] = (), found: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.missing = missing
+        self.found = found
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """A fitted camera calibration.
+
+    Attributes:
+        table_to_image: 3x3 homography, table-frame mm -> image pixels.
+        marker_px: marker id -> its 4 corners in the image (4x2 float).
+        frame_size: (width, height) of the image it was fitted on, px.
+        error_px: RMS reprojection error of the marker corners, px.
+    """
+
+    table_to_image: FloatArray
+    marker_px: dict[int, FloatArray]
+    frame_size: tuple[int, int]
+    error_px: float
+
+    def project(self, points_mm: FloatArray) -> FloatArray:
+        """Table-frame mm (Nx2) -> image px (Nx2)."""
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.table_to_image).reshape(-1, 2).astype(np.float64)
+
+    def to_json(self) -> dict[str, object]:
+        """JSON-ready summary (for ``mjtable vision calibrate``)."""
+        return {
+            "table_to_image": [[round(float(v), 6) for v in row] for row in self.table_to_image],
+            "markers": {str(k): [[round(float(c), 1) for c in p] for p in v] for k, v in sorted(self.marker_px.items())},
+            "frame_size": list(self.frame_size),
+            "error_px": round(self.error_px, 3),
+        }
+
+
+def make_detector() -> cv2.aruco.ArucoDetector:
+    """An ArUco detector for DICT_4X4_50 with sub-pixel corner refinement."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+
+
+def detect_markers(image: Image, detector: cv2.aruco.ArucoDetector | None = None) -> dict[int, FloatArray]:
+    """Find ArUco markers; returns id -> 4x2 image corners (an id seen twice keeps the larger one)."""
+    if image.ndim == 3:
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    else:
+        grey = image
+    corners, ids, _ = (detector or make_detector()).detectMarkers(grey)
+    found: dict[int, FloatArray] = {}
+    if ids is None:
+        return found
+    for quad, mid in zip(corners, ids.ravel(), strict=True):
+        pts = np.asarray(quad, dtype=np.float64).reshape(4, 2)
+        key = int(mid)
+        if key not in found or cv2.contourArea(pts.astype(np.float32)) > cv2.contourArea(found[key].astype(np.float32)):
+            found[key] = pts
+    return found
+
+
+def fit_calibration(found: dict[int, FloatArray], geometry: TableGeometry, frame_size: tuple[int, int]) -> Calibration:
+    """Fit the homography from detected markers; raises CalibrationError if a table marker is missing."""
+    wanted = geometry.marker_ids
+    missing = tuple(m for m in wanted if m not in found)
+    present = tuple(sorted(found))
+    if missing:
+        names = ", ".join(f"id {m} ({_CORNER_NAMES[wanted.index(m)]})" for m in missing)
+        raise CalibrationError(
+            f"table markers missing: {names}; found ids {list(present)}. Check the camera sees all four corners "
+            "and nothing covers the markers.",
+            missing=missing,
+            found=present,
+        )
+    ref = geometry.marker_corners()
+    src = np.concatenate([ref[m] for m in wanted]).astype(np.float64)
+    dst = np.concatenate([found[m] for m in wanted]).astype(np.float64)
+    matrix, _ = cv2.findHomography(src, dst, 0)
+    if matrix is None:
+        raise CalibrationError("the four markers give no homography (are they collinear?)", (), present)
+    h = np.asarray(matrix, dtype=np.float64)
+    proj = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
+    error = float(np.sqrt(np.mean(np.sum((proj - dst) ** 2, axis=1))))
+    if error > 8.0:
+        raise CalibrationError(
+            f"markers found but inconsistent (reprojection error {error:.1f} px): are ids {list(wanted)} placed "
+            "at the corners in order bottom-left, bottom-right, top-right, top-left?",
+            (),
+            present,
+        )
+    return Calibration(h, {m: found[m] for m in wanted}, frame_size, error)
+
+
+def calibrate(image: Image, geometry: TableGeometry, detector: cv2.aruco.ArucoDetector | None = None) -> Calibration:
+    """Detect the four table markers in ``image`` and fit a calibration (raises CalibrationError)."""
+    height, width = image.shape[:2]
+    return fit_calibration(detect_markers(image, detector), geometry, (width, height))
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationCheck:
+    """What happened to the calibration on one frame.
+
+    Attributes:
+        checked: markers were looked for on this frame.
+        moved: the camera moved since the last calibration (the new one replaced it).
+        shift_px: largest marker-centre displacement seen at this check, px.
+        missing: markers not seen at this check (the cached calibration was kept if there was one).
+    """
+
+    checked: bool
+    moved: bool = False
+    shift_px: float = 0.0
+    missing: tuple[int, ...] = ()
+
+
+@dataclass
+class CalibrationCache:
+    """Keeps a calibration and re-checks it every ``recheck_every`` frames.
+
+    ``move_tolerance_px``: a marker centre moving further than this (px) means the camera was bumped.
+    """
+
+    geometry: TableGeometry
+    recheck_every: int = 30
+    move_tolerance_px: float = 3.0
+    calibration: Calibration | None = None
+    _detector: cv2.aruco.ArucoDetector = field(default_factory=make_detector)
+    _since_check: int = 0
+
+    def update(self, image: Image) -> CalibrationCheck:
+        """Re-check if due (or uncalibrated); raises CalibrationError only while no calibration exists."""
+        if self.calibration is not None and self._since_check < self.recheck_every - 1:
+            self._since_check += 1
+            return CalibrationCheck(checked=False)
+        self._since_check = 0
+        height, width = image.shape[:2]
+        found = detect_markers(image, self._detector)
+        try:
+            fresh = fit_calibration(found, self.geometry, (width, height))
+        except CalibrationError as exc:
+            if self.calibration is None:
+                raise
+            LOGGER.info("calibration re-check skipped: %s", exc)
+            return CalibrationCheck(checked=True, missing=exc.missing)
+        if self.calibration is None:
+            self.calibration = fresh
+            return CalibrationCheck(checked=True)
+        old = self.calibration
+        shift = max(
+            float(np.linalg.norm(fresh.marker_px[m].mean(axis=0) - old.marker_px[m].mean(axis=0)))
+            for m in self.geometry.marker_ids
+        )
+        moved = shift > self.move_tolerance_px or (width, height) != old.frame_size
+        if moved:
+            LOGGER.warning("camera moved by %.1f px: recalibrated", shift)
+            self.calibration = fresh
+        return CalibrationCheck(checked=True, moved=moved, shift_px=shift)

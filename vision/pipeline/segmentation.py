@@ -1,0 +1,236 @@
+"""Find tiles in a zone image (upright as the zone's owner sees it) and cut them out for the classifier.
+
+Tiles are told from the felt by colour: a pixel is foreground when its CIELAB distance from the felt
+(chroma fully, lightness at half weight against the zone's own felt lightness, so uneven lighting does not
+matter) exceeds ``threshold``.  Connected components are explained as tiles: a single tile (any small
+rotation: a tile knocked out of line), or a row of touching tiles split by the column-height profile
+(tall columns: upright tiles, short columns: a sideways tile, double-height: a promoted kong's two stacked
+sideways tiles).  A component that cannot be explained as tiles (an arm or a hand over the zone) marks
+the zone *occluded*: the tracker then ignores that zone for the frame.  Thin strips (standing tiles seen
+from above) are neither tiles nor occluders.
+
+Pure functions over numpy arrays; safe to call from any thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+Mask = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True, slots=True)
+class TileSize:
+    """Tile face size and gap in zone-image pixels."""
+
+    w: float
+    h: float
+    gap: float
+
+
+@dataclass(frozen=True, slots=True)
+class TileBlob:
+    """One tile found in a zone image.
+
+    Attributes:
+        cx, cy: centre, zone px.
+        length, depth: extent along the row (x) and across it (y), zone px, before rotation.
+        angle_deg: small rotation of a knocked tile, degrees (counter-clockwise on screen).
+        sideways: the tile lies across (its long side along the row).
+    """
+
+    cx: float
+    cy: float
+    length: float
+    depth: float
+    angle_deg: float
+    sideways: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneTiles:
+    """Segmentation of one zone image: tiles found, and whether something not a tile covers the zone."""
+
+    tiles: tuple[TileBlob, ...]
+    occluded: bool
+
+
+def felt_ab(image: Image) -> tuple[float, float]:
+    """The felt's (a, b) in OpenCV 8-bit Lab: the median chroma of a table-wide image (mostly felt)."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    return (float(np.median(lab[..., 1])), float(np.median(lab[..., 2])))
+
+
+def foreground_mask(zone: Image, felt: tuple[float, float], threshold: float = 24.0) -> Mask:
+    """255 where ``zone`` is not felt (tiles, hands), 0 on felt."""
+    lab = cv2.cvtColor(zone, cv2.COLOR_BGR2Lab).astype(np.float32)
+    da = lab[..., 1] - felt[0]
+    db = lab[..., 2] - felt[1]
+    chroma2 = da * da + db * db
+    feltish = chroma2 < (threshold * 0.6) ** 2
+    lightness = lab[..., 0]
+    ref = float(np.median(lightness[feltish])) if int(feltish.sum()) > 50 else float(np.median(lightness))
+    dl = (lightness - ref) * 0.5
+    mask = ((chroma2 + dl * dl) > threshold * threshold).astype(np.uint8) * 255
+    return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+
+
+def _single(points: npt.NDArray[np.int32], area: int, size: TileSize) -> TileBlob | None:
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(points.astype(np.float32))
+    # normalise: angle in (-45, 45], rw along x
+    if angle > 45:
+        angle -= 90
+        rw, rh = rh, rw
+    elif angle < -45:
+        angle += 90
+        rw, rh = rh, rw
+    short, long_ = sorted((rw, rh))
+    if not (0.72 * size.w <= short <= 1.3 * size.w and 0.8 * size.h <= long_ <= 1.25 * size.h):
+        return None
+    if area < 0.72 * rw * rh:
+        return None
+    sideways = rw > rh
+    return TileBlob(float(cx), float(cy), float(rw), float(rh), float(-angle), sideways)
+
+
+def _runs(categories: list[int]) -> list[tuple[int, int, int]]:
+    """(category, start, end) runs, with runs shorter than 4 columns merged into the previous run."""
+    runs: list[list[int]] = []
+    for i, cat in enumerate(categories):
+        if runs and runs[-1][0] == cat:
+            runs[-1][2] = i + 1
+        else:
+            runs.append([cat, i, i + 1])
+    merged: list[list[int]] = []
+    for run in runs:
+        if merged and run[2] - run[1] < 4 and run[0] != 0 and merged[-1][0] != 0:
+            merged[-1][2] = run[2]
+        else:
+            merged.append(run)
+    return [(r[0], r[1], r[2]) for r in merged]
+
+
+_GAP, _SIDE, _UP, _STACK, _OVER = 0, 1, 2, 3, 4
+
+
+def _split_row(comp: Mask, x0: int, y0: int, size: TileSize) -> list[TileBlob] | None:
+    """Explain a component (its own mask, offset x0, y0) as a row of tiles, or None if it is not tiles."""
+    heights = (comp > 0).sum(axis=0)
+    cats: list[int] = []
+    for hc in heights:
+        if hc < 0.4 * size.w:
+            cats.append(_GAP)
+        elif hc < (size.w + size.h) / 2:
+            cats.append(_SIDE)
+        elif hc < (size.h + 2 * size.w) / 2 + 2:
+            cats.append(_UP)
+        elif hc <= 2 * size.w + size.gap + 7:
+            cats.append(_STACK)
+        else:
+            cats.append(_OVER)
+    out: list[TileBlob] = []
+    for cat, start, end in _runs(cats):
+        if cat == _GAP:
+            continue
+        if cat == _OVER:
+            return None
+        length = end - start
+        pitch = size.w + size.gap if cat == _UP else size.h + size.gap
+        k = max(1, round((length + size.gap) / pitch))
+        step = length / k
+        for i in range(k):
+            a, b = round(start + i * step), round(start + (i + 1) * step)
+            cols = comp[:, a:b] > 0
+            rows = np.flatnonzero(cols.any(axis=1))
+            if rows.size == 0:
+                return None
+            top, bottom = int(rows[0]), int(rows[-1]) + 1
+            fill = float(cols[top:bottom].mean())
+            if fill < 0.7:
+                return None
+            if cat == _STACK:
+                mid = (top + bottom) / 2
+                for yc in ((top + mid) / 2, (mid + bottom) / 2):
+                    out.append(TileBlob(x0 + (a + b) / 2, y0 + yc, b - a, (bottom - top) / 2, 0.0, True))
+            else:
+                out.append(TileBlob(x0 + (a + b) / 2, y0 + (top + bottom) / 2, b - a, bottom - top, 0.0, cat == _SIDE))
+    return out
+
+
+def segment(mask: Mask, size: TileSize, *, split_rows: bool = False) -> ZoneTiles:
+    """Explain the foreground ``mask`` of a zone as tiles.
+
+    Args:
+        mask: foreground mask of the zone image (255 = not felt).
+        size: tile size in zone pixels.
+        split_rows: the zone holds rows of tiles that may touch across rows (the pond).
+    """
+    eroded = cv2.erode(mask, np.ones((3, 3), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(eroded, connectivity=4)
+    tiles: list[TileBlob] = []
+    occluded = False
+    min_area = 0.25 * size.w * size.h
+    for label in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[label])
+        if area < min_area:
+            continue
+        comp = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
+        if min(w, h) + 2 < 0.75 * size.w:
+            continue  # a thin strip: standing tiles seen from above, a tile edge at the zone border
+        ys, xs = np.nonzero(comp)
+        points = np.stack([xs + x, ys + y], axis=1).astype(np.int32)
+        single = _single(points, area, TileSize(size.w - 2, size.h - 2, size.gap))
+        if single is not None:
+            tiles.append(single)
+            continue
+        bands = [(0, h)]
+        if split_rows and h > 1.5 * size.h:
+            n_rows = max(1, round((h + size.gap) / (size.h + size.gap)))
+            bands = [(round(i * h / n_rows), round((i + 1) * h / n_rows)) for i in range(n_rows)]
+        for top, bottom in bands:
+            row = _split_row(comp[top:bottom], x, y + top, TileSize(size.w - 2, size.h - 2, size.gap + 2))
+            if row is None:
+                occluded = True
+                break
+            tiles.extend(row)
+        if occluded:
+            break
+    return ZoneTiles(tuple(_grow(t) for t in tiles), occluded)
+
+
+def _grow(blob: TileBlob) -> TileBlob:
+    """Undo the one-pixel erosion on each side."""
+    return TileBlob(blob.cx, blob.cy, blob.length + 2, blob.depth + 2, blob.angle_deg, blob.sideways)
+
+
+def crop(zone: Image, blob: TileBlob, out_w: int, out_h: int) -> Image:
+    """The tile under ``blob``, de-rotated and turned upright (portrait), resized to out_w x out_h."""
+    w, h = (blob.depth, blob.length) if blob.sideways else (blob.length, blob.depth)
+    # map the output crop onto the rotated box in the zone image
+    m = cv2.getRotationMatrix2D((blob.cx, blob.cy), -blob.angle_deg, 1.0)
+    rotated_w, rotated_h = (h, w) if blob.sideways else (w, h)
+    src = np.array(
+        [
+            [blob.cx - rotated_w / 2, blob.cy - rotated_h / 2],
+            [blob.cx + rotated_w / 2, blob.cy - rotated_h / 2],
+            [blob.cx - rotated_w / 2, blob.cy + rotated_h / 2],
+        ],
+        np.float64,
+    )
+    src = (m[:, :2] @ src.T).T + m[:, 2]
+    if blob.sideways:
+        # face top points to the owner's left: output top-left is the box's bottom-left, turning it clockwise
+        corners = np.array([src[2], src[0], src[2] + (src[1] - src[0]) + (src[2] - src[0]) * 0], np.float64)
+        tl, tr = src[2], src[0]
+        bl = src[2] + (src[1] - src[0])
+        corners = np.array([tl, tr, bl], np.float64)
+    else:
+        corners = src
+    dst = np.array([[0, 0], [out_w, 0], [0, out_h]], np.float32)
+    affine = cv2.getAffineTransform(corners.astype(np.float32), dst)
+    return np.asarray(cv2.warpAffine(zone, affine, (out_w, out_h), flags=cv2.INTER_LINEAR), dtype=np.uint8)
