@@ -14,7 +14,7 @@ from controller.engine.claims import chow_options
 from controller.engine.events import Event, event_from_json
 from controller.engine.query import ruleset_of, scoring_hand
 from controller.engine.ruleset import ClaimKind
-from controller.engine.shanten import shanten
+from controller.engine.shanten import is_complete, maybe_knitted, shanten
 from controller.engine.state import GameState, Phase, SeatState
 from controller.engine.wins import situation
 from mjtable.tiles import MeldKind, Tile, tile_counts
@@ -91,7 +91,7 @@ class Bot:
         if fl is not None and hand.wall_remaining > 0:
             return Action("flower", (("tile", fl.code),))
         counts = _counts(s.known)
-        if hand.drew and shanten(counts, len(s.melds)) == -1 and s.dead is None:
+        if hand.drew and is_complete(counts, len(s.melds)) and s.dead is None:
             win = hand.drawn if hand.drawn is not None else s.known[-1]
             rest = list(s.known)
             rest.remove(win)
@@ -121,9 +121,10 @@ class Bot:
         melds = len(s.melds)
         if s.dead is None:
             counts[t.kind] += 1
-            complete = shanten(counts, melds) == -1
+            complete = is_complete(counts, melds)
             counts[t.kind] -= 1
-            if complete or melds <= 1:
+            knitted = melds <= 1 and maybe_knitted([*counts[:t.kind], counts[t.kind] + 1, *counts[t.kind + 1:]])
+            if complete or knitted:
                 check = ruleset_of(state).check_win(
                     scoring_hand(hand, self.seat, s.known),
                     situation(state, self.seat, t, self_drawn=False, discarder=w.discard_seat, robbing=w.robbing))
@@ -132,13 +133,13 @@ class Bot:
         if w.robbing or hand.wall_remaining <= 0:
             return Action("button", (("button", "pass"),))
         now = shanten(counts, melds)
-        if counts[t.kind] >= 2:
+        if counts[t.kind] >= 2 and ClaimKind.PUNG in ruleset_of(state).claim_kinds():
             counts[t.kind] -= 2
             after = self._after_discard(counts, melds + 1)
             counts[t.kind] += 2
             if after < now:
                 return Action("claim", (("kind", "pung"),))
-        if self.seat == (w.discard_seat + 1) % 4:
+        if self.seat == (w.discard_seat + 1) % 4 and ClaimKind.CHOW in ruleset_of(state).claim_kinds():
             for a, b in chow_options(s, t):
                 counts[a.kind] -= 1
                 counts[b.kind] -= 1

@@ -13,10 +13,10 @@ import json
 import sys
 from pathlib import Path
 
-from controller.engine.events import EventFormatError
+from controller.engine.events import EventFormatError, event_from_json
 from controller.engine.query import ruleset_of
 from controller.engine.session import result_json
-from controller.journal import Journal, JournalError, fold
+from controller.journal import JournalError, fold, read_records
 from controller.views import public_view, referee_view
 
 
@@ -38,15 +38,13 @@ def run(args: argparse.Namespace) -> int:
 
         replay_server.serve(str(path), args.host, args.port)
         return 0
-    journal = Journal(path)
+    records, _ = read_records(path)  # read-only: a live journal may be open in the service
+    rejections = [r for r in records if r.rec == "rejection"]
     try:
-        state = fold(list(journal.events()))
+        state = fold([event_from_json(r.event) for r in records if r.rec == "event"])
     except (JournalError, EventFormatError) as exc:
         print(json.dumps({"error": str(exc)}), file=sys.stderr)
         return 1
-    finally:
-        rejections = journal.rejections()
-        journal.close()
     for i, r in enumerate(state.history):
         print(json.dumps({"record": "hand", "hand_no": i, **result_json(r)}, ensure_ascii=False))
     sess = state.session

@@ -3,7 +3,8 @@
 Prints ``{"pty": "/dev/pts/N", "pid": ..., "build_s": ..., "seed": ...}`` as its first stdout line, then serves
 protocol v1 on that pty until SIGTERM/SIGINT.  Each stdin line is a control command
 (``{"op": "jam"}``, ``{"op": "reset"}``, ``{"op": "rates", "corrupt": 0.1, "direction": "both"}`` ...; see
-``firmware_bridge.sim_control``) and gets one JSON reply line on stdout.  Logs go to stderr.
+``firmware_bridge.sim_control``) and gets one JSON reply line on stdout; ``--control-socket PATH`` accepts the same
+lines on a UNIX socket, for a process that did not start the simulator.  Logs go to stderr.
 """
 
 from __future__ import annotations
@@ -34,8 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fast", action="store_true",
                         help=f"build in {FAST_BUILD_S} s and boot in 0.02 s instead of {REAL_BUILD_S} s / 0.5 s")
     parser.add_argument("--build-s", type=float, default=None, help="shuffle-and-build duration, seconds")
+    parser.add_argument("--boot-s", type=float, default=None, help="reset-to-BOOT time, seconds (0.5; --fast 0.02)")
     parser.add_argument("--seed", type=int, default=None, help="random seed for dice and random faults")
     parser.add_argument("--boot-counter", type=int, default=0, help="EEPROM boot counter before the first boot")
+    parser.add_argument("--control-socket", default=None,
+                        help="also accept control lines on this UNIX socket path (one reply line per line)")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (DEBUG, INFO, WARNING)")
 
 
@@ -78,18 +82,41 @@ async def _read_control(sim: SimulatedMcu) -> None:
             _reply(reply)
 
 
+async def _serve_socket(sim: SimulatedMcu, path: str) -> asyncio.Server:
+    """Control lines over a UNIX socket: each connection may send many lines; each gets one reply line."""
+
+    async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while line := await reader.readline():
+                reply = handle_control_line(sim, line.decode(errors="replace"))
+                if reply is not None:
+                    writer.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+                    await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    return await asyncio.start_unix_server(client, path=path)
+
+
 async def serve(args: argparse.Namespace) -> int:
     """Run the simulator until SIGTERM/SIGINT; returns the exit code."""
     build_s = args.build_s if args.build_s is not None else (FAST_BUILD_S if args.fast else REAL_BUILD_S)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     pty = PtyMaster()
-    sim = SimulatedMcu(pty, rng=random.Random(seed), build_s=build_s, boot_s=0.02 if args.fast else 0.5,
+    boot_s = args.boot_s if args.boot_s is not None else (0.02 if args.fast else 0.5)
+    sim = SimulatedMcu(pty, rng=random.Random(seed), build_s=build_s, boot_s=boot_s,
                        boot_counter=args.boot_counter)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    _reply({"pty": pty.path, "pid": os.getpid(), "build_s": build_s, "seed": seed})
+    server = await _serve_socket(sim, args.control_socket) if args.control_socket else None
+    _reply({"pty": pty.path, "pid": os.getpid(), "build_s": build_s, "boot_s": boot_s, "seed": seed,
+            "control_socket": args.control_socket})
     sim_task = asyncio.ensure_future(sim.run())
     control = asyncio.ensure_future(_read_control(sim))
     stopper = asyncio.ensure_future(stop.wait())
@@ -98,6 +125,10 @@ async def serve(args: argparse.Namespace) -> int:
         task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await asyncio.gather(sim_task, stopper, return_exceptions=True)
+    if server is not None:
+        server.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(args.control_socket)
     await pty.close()
     return 0
 

@@ -225,8 +225,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(0x20, "EVENTS_REPLAY", True, 0.25,
                 (Field("from_seq", "H", "seq", "first event seq to send again"),
                  Field("count", "B", "events", "how many (1..64)")),
-                (Field("sent", "B", "events", "events re-sent before this ACK"),),
-                "re-send buffered events (ring of 64) with their original seq; NACK EVENTS_LOST if overwritten"),
+                (Field("sent", "B", "events", "events re-sent before this ACK"),
+                 Field("oldest", "H", "seq", "oldest event seq still in the ring (0: ring empty)")),
+                "re-send the asked events still in the ring of 64, original seq, before the ACK"),
 )
 
 EVENTS: tuple[EventSpec, ...] = (

@@ -213,5 +213,9 @@ class BuildFailedError(BridgeError):
         super().__init__(f"build {fault.build_id} aborted: {fault.code.name} ({fault.severity.name})")
 
 
+class BuildAbortedError(BridgeError):
+    """The host stopped the build (``stop()`` or ``emergency_stop()``) before BUILD_DONE."""
+
+
 class ProtocolMismatchError(BridgeError):
     """The MCU speaks another protocol version."""

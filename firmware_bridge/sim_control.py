@@ -6,7 +6,8 @@ in-process.  Ops (``direction`` is ``"tx"`` MCU->host, ``"rx"`` host->MCU or ``"
 * ``{"op": "drop"|"duplicate"|"corrupt"|"delay", "count": 1, "direction": "tx", "delay_s": 0.3}``
 * ``{"op": "rates", "drop": 0.0, "duplicate": 0.0, "corrupt": 0.1, "direction": "both"}``
 * ``{"op": "silent", "for_s": 2.0}`` (0 ends it), ``{"op": "reset"}`` (watchdog reset now),
-  ``{"op": "reset_during_build"}``, ``{"op": "reset_on_command", "command": "ROLL_DICE"}``
+  ``{"op": "reset_during_build"}``, ``{"op": "reset_on_command", "command": "ROLL_DICE"}``,
+  ``{"op": "drop_reply", "command": "SHUFFLE_AND_BUILD"}`` (run it, lose its reply)
 * ``{"op": "jam"}``, ``{"op": "fail_next_build", "code": "wrong_tile_count"}``, ``{"op": "lift_timeout"}``
 * ``{"op": "fault", "code": "over_temperature", "severity": "warning", "detail": 0}``
 * ``{"op": "button", "seat": 0, "button": "dice"}``, ``{"op": "lid", "part": "lid", "open": true}``
@@ -70,11 +71,14 @@ def apply_control(sim: SimulatedMcu, cmd: dict[str, Any]) -> dict[str, Any]:
         sim.reset()
     elif op == "reset_during_build":
         sim.faults.reset_during_build = True
-    elif op == "reset_on_command":
+    elif op in ("reset_on_command", "drop_reply"):
         name = str(cmd["command"]).upper()
         if name not in COMMANDS_BY_NAME:
             raise ValueError(f"unknown command {name!r}")
-        sim.faults.reset_on_command = name
+        if op == "drop_reply":
+            sim.faults.drop_reply_to = name
+        else:
+            sim.faults.reset_on_command = name
     elif op == "jam":
         sim.faults.fail_next_build = FaultCode.JAM
     elif op == "fail_next_build":
@@ -100,7 +104,8 @@ def apply_control(sim: SimulatedMcu, cmd: dict[str, Any]) -> dict[str, Any]:
     elif op == "status":
         t = sim.table
         return {"ok": True, "op": op, "boot": sim.boot_counter, "state": McuState(t.state).name.lower(),
-                "tile_set": t.tile_set, "lights": t.lights, "silent": sim.silent, "stats": dict(sim.stats)}
+                "tile_set": t.tile_set, "lights": t.lights, "silent": sim.silent, "stats": dict(sim.stats),
+                "executed": dict(sim.executed)}
     else:
         raise ValueError(f"unknown op {op!r}")
     return {"ok": True, "op": op}

@@ -84,6 +84,7 @@ class TableFaults:
     fail_next_build: FaultCode | None = None  #: JAM, WRONG_TILE_COUNT, MOTOR_OVERCURRENT, SENSOR_FAULT ...
     reset_during_build: bool = False  #: watchdog reset at 50 % of the next build
     reset_on_command: str | None = None  #: reboot instead of answering the next such command
+    drop_reply_to: str | None = None  #: execute the next such command but lose its reply on the wire
     lift_timeout: bool = False  #: next RAISE_WALLS raises LIFT_TIMEOUT
     silent_until_s: float = 0.0  #: monotonic time until which the MCU neither reads nor sends
 
@@ -189,8 +190,10 @@ class SimulatedMcu:
             if frame.kind != FrameKind.REQUEST:
                 continue
             self.stats["requests"] += 1
-            cached = self._replies.get(frame.seq)
             spec = COMMANDS_BY_ID.get(frame.ident)
+            if spec is not None and spec.name == "HELLO":
+                self._replies.clear()  # a (re)connecting host: replies to its older seqs are of no use now
+            cached = self._replies.get(frame.seq)
             if cached is not None and cached.ident == frame.ident:
                 self.stats["cache_hits"] += 1
                 self._send(cached)  # a retransmission: answer again, do not execute again
@@ -237,7 +240,10 @@ class SimulatedMcu:
         self._replies[frame.seq] = reply
         while len(self._replies) > 16:
             self._replies.popitem(last=False)
-        self._send(reply)
+        if spec is not None and self.faults.drop_reply_to == spec.name:
+            self.faults.drop_reply_to = None
+        else:
+            self._send(reply)
         if spec is not None and spec.name == "RESET" and reply.kind == FrameKind.ACK:
             self._spawn(self._later(0.001, lambda _: self.reset(BootReason.RESET_COMMAND), b""))
 
@@ -453,20 +459,17 @@ class SimulatedMcu:
 
     @handles("EVENTS_REPLAY")
     async def _replay(self, frame: Frame, args: Values) -> Values:
-        wanted = [(args["from_seq"] - 1 + i) % 0xFFFF + 1 for i in range(args["count"])]
+        if not 1 <= args["count"] <= EVENT_RING or args["from_seq"] == 0:
+            raise NackError(NackReason.BAD_ARGUMENT)
         by_seq = {f.seq: f for f in self._ring}
-        if any(s not in by_seq for s in wanted if self._seq_sent(s)):
-            raise NackError(NackReason.EVENTS_LOST)
         sent = 0
-        for s in wanted:
-            if self._seq_sent(s):
-                self._send(by_seq[s])
+        for i in range(args["count"]):
+            found = by_seq.get((args["from_seq"] - 1 + i) % 0xFFFF + 1)
+            if found is not None:
+                self._send(found)
                 sent += 1
         self.stats["replayed"] += sent
-        return {"sent": sent}
-
-    def _seq_sent(self, seq: int) -> bool:
-        return 0 < seq <= self._event_seq
+        return {"sent": sent, "oldest": self._ring[0].seq if self._ring else 0}
 
     # ----------------------------------------------------------------- table inputs
     def press_button(self, seat: int, button: Button) -> None:

@@ -36,7 +36,7 @@ def _handler(config: dict[str, Any], root: Path) -> type[BaseHTTPRequestHandler]
     class DisplayHandler(BaseHTTPRequestHandler):
         server_version = "mjtable-display"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature from the base class
+        def log_message(self, format: str, *args: Any) -> None:
             sys.stderr.write("display: " + (format % args) + "\n")
 
         def do_GET(self) -> None:
@@ -68,13 +68,20 @@ def _handler(config: dict[str, Any], root: Path) -> type[BaseHTTPRequestHandler]
 
 
 def make_server(host: str, port: int, broker_ws: str, *, table: str | None = None, spectator: bool = False,
+                public_user: str | None = None, public_password: str | None = None,
                 root: Path = DISPLAY_DIR) -> ThreadingHTTPServer:
-    """An HTTP server for the display files; ``port`` 0 picks a free port (see ``server.server_address``)."""
+    """An HTTP server for the display files; ``port`` 0 picks a free port (see ``server.server_address``).
+
+    ``public_user``/``public_password`` are the broker credentials of the ``display`` (or ``spectator``) role
+    the page uses before a referee logs in; they only unlock public topics, so handing them to every
+    browser is fine.  Referee credentials are typed into the page and never served.
+    """
     if table is not None:
         check_table_id(table)
     if not broker_ws.startswith(("ws://", "wss://")):
         raise ValueError(f"--broker-ws must be a ws:// or wss:// URL, not {broker_ws!r}")
-    config = {"broker_ws": broker_ws, "table": table, "prefix": PREFIX, "spectator": spectator}
+    config = {"broker_ws": broker_ws, "table": table, "prefix": PREFIX, "spectator": spectator,
+              "public_user": public_user, "public_password": public_password}
     server = ThreadingHTTPServer((host, port), _handler(config, root))
     server.daemon_threads = True
     return server
@@ -86,11 +93,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker-ws", default="ws://127.0.0.1:9001", help="broker websockets URL for browsers")
     parser.add_argument("--table", default=None, help="table id to show (default: the first one seen)")
     parser.add_argument("--spectator", action="store_true", help="show the delayed spectator topics")
+    parser.add_argument("--public-user", default=None, help="broker user of the display/spectator role")
+    parser.add_argument("--public-password-file", type=Path, default=None, help="file with that user's password")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        server = make_server(args.host, args.port, args.broker_ws, table=args.table, spectator=args.spectator)
+        password = args.public_password_file.read_text().strip() if args.public_password_file else None
+        server = make_server(args.host, args.port, args.broker_ws, table=args.table, spectator=args.spectator,
+                             public_user=args.public_user, public_password=password)
     except (OSError, ValueError) as exc:
         sys.stdout.write(json.dumps({"event": "error", "error": str(exc)}) + "\n")
         return 2

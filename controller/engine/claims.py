@@ -14,28 +14,46 @@ from controller.engine.timers import cancel, limits, start
 from mjtable.tiles import MeldKind, Tile
 
 
-def check_can_hold(hand: HandState, s: SeatState, seat: int, tiles: list[Tile]) -> SeatState:
+def check_can_hold(hand: HandState, s: SeatState, seat: int, tiles: list[Tile], *,
+                   by_kind: bool = False) -> SeatState:
     """Remove ``tiles`` from ``seat``'s concealed tiles: known ones first, unknown ones when the face is still
-    possible (no fifth copy).  Raises ``not_held`` / ``impossible_tile``."""
+    possible (no fifth copy, no red five the set does not have).  Known tiles must match exactly (a red five is
+    not a plain five) unless ``by_kind`` (pung/kong on a discard: any copies of the face).  Raises ``not_held``
+    / ``impossible_tile``."""
     known = list(s.known)
     unknown = s.unknown
-    extra: dict[int, int] = {}
+    extra: dict[tuple[int, bool], int] = {}
     for t in tiles:
         if t in known:
             known.remove(t)
             continue
-        same = next((k for k in known if k.kind == t.kind), None)
-        if same is not None:
-            known.remove(same)
-            continue
+        if by_kind:
+            same = next((k for k in known if k.kind == t.kind), None)
+            if same is not None:
+                known.remove(same)
+                continue
         if unknown <= 0:
             raise Reject("not_held", f"seat {seat} does not hold {t.code}")
-        extra[t.kind] = extra.get(t.kind, 0) + 1
+        key = (t.kind, t.red and not by_kind)
+        extra[key] = extra.get(key, 0) + 1
         limit = 1 if t.is_flower else 4
-        if known_count(hand, t.kind) + extra[t.kind] > limit:
+        if known_count(hand, t.kind) + sum(n for (k, _), n in extra.items() if k == t.kind) > limit:
             raise Reject("impossible_tile", f"{t.code}: every copy is already accounted for (a fifth copy)")
+        if key[1] and _known_reds(hand, t) + extra[key] > hand.red_fives[t.kind // 9]:
+            raise Reject("impossible_tile", f"{t.code}: the tile set has no more red fives of that suit")
         unknown -= 1
     return replace(s, known=tuple(known), unknown=unknown)
+
+
+def _known_reds(hand: HandState, t: Tile) -> int:
+    """Red copies of ``t``'s face the engine already knows about."""
+    n = 0
+    for s in hand.seats:
+        n += sum(1 for p in s.pond if p.tile == t and not p.called)
+        n += sum(1 for x in s.known if x == t)
+        for m in s.melds:
+            n += sum(1 for x in m.tiles if x == t)
+    return n
 
 
 def discard(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState:
@@ -101,7 +119,11 @@ def chow_options(s: SeatState, t: Tile) -> list[tuple[Tile, Tile]]:
 def open_window(state: GameState, seat: int, t: Tile, fx: list[Effect], *, robbing: bool) -> GameState:
     hand = state.hand
     assert hand is not None
-    eligible = frozenset(o for o in range(4) if o != seat and eligible_claims(state, o, seat, t, robbing=robbing))
+    playing = [o for o in range(4) if o != seat and not hand.seats[o].out]
+    able = frozenset(o for o in playing if eligible_claims(state, o, seat, t, robbing=robbing))
+    # On a real table the window always waits for every other player (closing early would tell them that
+    # nobody can claim: hidden information).  Simulations may close it as soon as nobody can claim.
+    eligible = able if state.config.fast_claims else frozenset(playing)
     lim = limits(state)
     win = ClaimWindow(discard_seat=seat, tile=t, opened_s=state.now_s, deadline_s=state.now_s + lim.claim_s,
                       eligible=eligible, robbing=robbing)
@@ -119,6 +141,8 @@ def add_call(state: GameState, call: Call, fx: list[Effect]) -> GameState:
     seat = call.seat
     if seat == w.discard_seat:
         raise Reject("illegal_claim", "a player cannot claim his own discard")
+    if hand.seats[seat].out:
+        raise Reject("illegal_claim", f"seat {seat} has already won and left this hand")
     if seat in w.passed or any(c.seat == seat for c in w.calls):
         raise Reject("already_acted", f"seat {seat} already passed or called on this discard")
     if w.robbing and call.kind is not ClaimKind.WIN:
@@ -140,7 +164,12 @@ def add_call(state: GameState, call: Call, fx: list[Effect]) -> GameState:
         check_can_hold(hand, s, seat, list(call.tiles))
     elif call.kind in (ClaimKind.PUNG, ClaimKind.KONG):
         need = 2 if call.kind is ClaimKind.PUNG else 3
-        check_can_hold(hand, s, seat, [w.tile] * need)
+        check_can_hold(hand, s, seat, [w.tile.plain] * need, by_kind=True)
+    elif not s.fully_known:  # a win in partial information: the laid-down tiles must fit what is known
+        if len(call.tiles) != len(s.known) + s.unknown:
+            raise Reject("bad_hand", f"seat {seat} holds {len(s.known) + s.unknown} concealed tiles, "
+                         f"{len(call.tiles)} were shown")
+        check_can_hold(hand, s, seat, list(call.tiles))
     w = replace(w, calls=(*w.calls, call), pending=w.pending - {seat})
     state = replace(state, hand=replace(hand, claim=w))
     return maybe_close(state, fx)
@@ -152,7 +181,7 @@ def add_pass(state: GameState, seat: int, fx: list[Effect]) -> GameState:
     w = hand.claim
     if seat == w.discard_seat:
         raise Reject("illegal_claim", "the discarder has nothing to pass on")
-    if seat in w.passed or any(c.seat == seat for c in w.calls):
+    if (seat in w.passed or any(c.seat == seat for c in w.calls)) and seat not in w.pending:
         raise Reject("already_acted", f"seat {seat} already passed or called on this discard")
     w = replace(w, passed=w.passed | {seat}, pending=w.pending - {seat})
     return maybe_close(replace(state, hand=replace(hand, claim=w)), fx)
@@ -193,6 +222,16 @@ def close_window(state: GameState, fx: list[Effect]) -> GameState:
     w = hand.claim
     rules = ruleset_of(state)
     calls = sorted(w.calls, key=lambda c: (-rules.claim_priority(c.kind), _distance(w.discard_seat, c.seat)))
+    if rules.multiple_winners() and sum(1 for c in calls if c.kind is ClaimKind.WIN) > 1:
+        from controller.engine.wins import several_win_on_discard
+
+        state, won = several_win_on_discard(state, [c for c in calls if c.kind is ClaimKind.WIN], fx)
+        if won:
+            return state
+        hand = state.hand
+        assert hand is not None and hand.claim is not None
+        w = hand.claim
+        calls = [c for c in calls if c.kind is not ClaimKind.WIN]
     for c in calls:
         if c.kind is ClaimKind.WIN:
             if c.seat in w.excluded_winners:
@@ -221,10 +260,10 @@ def make_meld(state: GameState, c: Call, fx: list[Effect]) -> GameState:
         used = list(c.tiles)
         kind = MeldKind.CHOW
     else:
-        used = [w.tile] * (2 if c.kind is ClaimKind.PUNG else 3)
+        used = [w.tile.plain] * (2 if c.kind is ClaimKind.PUNG else 3)
         kind = MeldKind.PUNG if c.kind is ClaimKind.PUNG else MeldKind.KONG
     before = s
-    s = check_can_hold(hand, s, c.seat, used)
+    s = check_can_hold(hand, s, c.seat, used, by_kind=c.kind is not ClaimKind.CHOW)
     real = _taken_faces(before, s, used)
     meld = MeldRec(kind, sorted_tiles([*real, w.tile]), w.discard_seat, w.tile)
     s = replace(s, melds=(*s.melds, meld))
@@ -272,8 +311,8 @@ def concealed_kong(state: GameState, seat: int, t: Tile | None, fx: list[Effect]
         s = replace(s, unknown=s.unknown - 4)
         tiles: tuple[Tile, ...] = ()
     else:
-        s = check_can_hold(hand, s, seat, [t] * 4)
-        tiles = sorted_tiles(_taken_faces(before, s, [t] * 4))
+        s = check_can_hold(hand, s, seat, [t.plain] * 4, by_kind=True)
+        tiles = sorted_tiles(_taken_faces(before, s, [t.plain] * 4))
     s = replace(s, melds=(*s.melds, MeldRec(MeldKind.CONCEALED_KONG, tiles)))
     state = replace(state, hand=with_seat(hand, seat, s))
     state = take(state, seat, from_back=True)
@@ -293,7 +332,9 @@ def promoted_kong(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> Gam
     s = hand.seats[seat]
     if not any(m.kind is MeldKind.PUNG and m.tiles[0].kind == t.kind for m in s.melds):
         raise Reject("illegal_claim", f"seat {seat} has no exposed pung of {t.code}")
-    s = check_can_hold(hand, s, seat, [t])
+    before = s
+    s = check_can_hold(hand, s, seat, [t.plain], by_kind=True)
+    t = _taken_faces(before, s, [t.plain])[0]
     hand = replace(with_seat(hand, seat, s), promoted=(seat, t), turn=None)
     state = cancel(replace(state, hand=hand), "turn", fx)
     return open_window(state, seat, t, fx, robbing=True)

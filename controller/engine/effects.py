@@ -98,6 +98,14 @@ class HandEnded(Effect):
 
 
 @dataclass(frozen=True, kw_only=True)
+class WinSettled(Effect):
+    """A win was paid and the hand goes on without the winner (bloody battle); ``hand_ended`` comes later."""
+
+    type: ClassVar[str] = "win_settled"
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
 class SessionEnded(Effect):
     type: ClassVar[str] = "session_ended"
     scores: list[int]

@@ -57,6 +57,7 @@ class SessionStart(Event):
     timer_overrides: tuple[tuple[str, float | None], ...] = ()
     hands_total: int | None = None
     flower_rounds: bool | None = None
+    fast_claims: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,7 +183,7 @@ class RefereeCommand(Event):
     """A referee command.  ``command``: ``pause``, ``resume``, ``confirm`` / ``reject`` (an alert),
     ``correct_tile`` (fix a pond tile: ``seat``, ``position``, ``tile``), ``apply_penalty`` (``seat``,
     ``points``, ``reason``), ``waive_penalty`` / ``confirm_penalty`` (``infraction_id``), ``dead_hand``
-    (``seat``, ``reason``), ``end_session``."""
+    (``seat``, ``reason``), ``void_call`` (``seat``: a pending *call* that never got its claim), ``end_session``."""
 
     type: ClassVar[str] = "referee"
     command: str = "pause"

@@ -19,7 +19,7 @@ from controller.engine.ruleset import (
     WinCheck,
     WinSituation,
 )
-from controller.engine.shanten import shanten
+from controller.engine.shanten import is_complete, maybe_knitted, shanten
 from mjtable.tiles import MCR_TILESET, Hand, Meld, MeldKind, Relative, Tile, TileSet, tile_counts
 
 MCR_PROFILES = ("mcr-1998", "mcr-2006", "mcr-2017")
@@ -245,9 +245,13 @@ class McrRuleset:
 
     def waits(self, hand: Hand, *, seat_wind: Tile, round_wind: Tile, flowers: int) -> list[tuple[Tile, int]]:
         out: list[tuple[Tile, int]] = []
+        counts = tile_counts(hand.concealed)
         for kind in range(34):
             t = Tile(kind)
-            if not self.scorer.is_complete(hand, t):
+            counts[kind] += 1
+            maybe = is_complete(counts, len(hand.melds)) or (len(hand.melds) <= 1 and maybe_knitted(counts))
+            counts[kind] -= 1
+            if not maybe or not self.scorer.is_complete(hand, t):  # fast filter, then the real shape check
                 continue
             sit = WinSituation(winner=0, win_tile=t, self_drawn=False, discarder=1, seat_wind=seat_wind,
                                round_wind=round_wind, flowers=flowers)

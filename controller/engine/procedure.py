@@ -73,7 +73,7 @@ def start_hand(state: GameState, tiles: tuple[str, ...] | None, fx: list[Effect]
     empty = SeatState()
     hand = HandState(hand_no=sess.hand_no, dealer=sess.hand_in_round, round_wind=round_wind_tile(sess.round_no),
                      seats=(empty, empty, empty, empty), wall_size=size - rules.wall.dead_wall,
-                     wall_physical=physical)
+                     wall_physical=physical, red_fives=rules.tileset.red_fives)
     return replace(state, hand=hand, phase=Phase.DICE)
 
 
@@ -237,7 +237,8 @@ def finish_flowers(state: GameState, fx: list[Effect]) -> GameState:
     """Initial flowers done: the dealer must make his first discard (timed per version)."""
     hand = state.hand
     assert hand is not None
-    state = replace(state, phase=Phase.TURN, hand=replace(hand, turn=hand.dealer, first_turn=True))
+    # the dealer's 14th tile counts as his draw: he may declare a concealed kong or a win (天和) first
+    state = replace(state, phase=Phase.TURN, hand=replace(hand, turn=hand.dealer, first_turn=True, drew=True))
     lim = limits(state)
     from controller.engine.timers import cancel
 

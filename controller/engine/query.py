@@ -15,6 +15,20 @@ def ruleset_of(state: GameState) -> Ruleset:
     return ruleset_for(state.config.rules, state.config.seat_rotation)
 
 
+def active_seats(hand: HandState) -> tuple[int, ...]:
+    """Seats still playing (all four, except winners who left a bloody-battle hand)."""
+    return tuple(s for s in range(4) if not hand.seats[s].out)
+
+
+def next_active(hand: HandState, seat: int) -> int:
+    """The next seat counter-clockwise after ``seat`` that is still playing."""
+    for i in range(1, 5):
+        s = (seat + i) % 4
+        if not hand.seats[s].out:
+            return s
+    return (seat + 1) % 4
+
+
 def player_index(state: GameState, seat: int) -> int:
     """Index into ``session.players`` of whoever sits at physical ``seat`` in the current round."""
     return ruleset_of(state).seat_arrangement(state.session.round_no)[seat]

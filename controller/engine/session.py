@@ -93,3 +93,24 @@ def session_time_up(state: GameState, fx: list[Effect]) -> GameState:
         return end_session(state, fx)
     state = replace(state, session=replace(state.session, ended=True))
     return end_hand(state, HandResult(kind="stopped"), fx)
+
+
+def final_standings(rules: str, results: Sequence[Sequence[tuple[float, int]]]) -> list[int]:
+    """Order of players over several sessions (best first) with the version's tie-breaks.
+
+    ``results[p]`` lists player ``p``'s ``(ranking_points, session_score)`` per session.  All versions sort by
+    total ranking points; ties: V2006 higher total score [004:L435]; V1998 and V2017 higher total score, then
+    higher single-session ranking points, then more high single-session ranking points [000:L731-737;
+    003:L45@5359]; still tied: shared place (equal keys keep player order).
+    """
+
+    def key(p: int) -> tuple[float, ...]:
+        rp = [r for r, _ in results[p]]
+        total_score = sum(s for _, s in results[p])
+        base: tuple[float, ...] = (-sum(rp), -total_score)
+        if rules == "mcr-2006":
+            return base
+        best = sorted(rp, reverse=True)
+        return (*base, -(best[0] if best else 0.0), *(-x for x in best))
+
+    return sorted(range(len(results)), key=key)

@@ -112,3 +112,76 @@ def shanten(counts: Sequence[int], melds: int = 0) -> int:
     if melds == 0 and sum(counts) >= 13:
         s = min(s, seven_pairs_shanten(counts), orphans_shanten(counts))
     return s
+
+
+_KNITTED_PERMS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+
+
+def maybe_knitted(counts: Sequence[int]) -> bool:
+    """Cheap necessary condition for the knitted MCR shapes (组合龙 with a set and a pair, or 全不靠):
+    some assignment of 147/258/369 to the three suits has all nine knitted tiles, or (14 singles) every suited
+    tile fits one assignment.  False means neither shape is possible, so the scorer need not be asked."""
+    for perm in _KNITTED_PERMS:
+        knitted = [suit * 9 + perm[suit] + 3 * i for suit in range(3) for i in range(3)]
+        if all(counts[k] for k in knitted):
+            return True
+        if sum(counts) == 14 and all(c <= 1 for c in counts):
+            allowed = set(knitted)
+            if all(counts[k] == 0 or k in allowed for k in range(27)):
+                return True
+    return False
+
+
+@lru_cache(maxsize=65536)
+def _sets_only(counts: tuple[int, ...], honors: bool) -> bool:
+    """Can this group be split into pungs (and chows, when suited) with nothing left?"""
+    i = next((k for k, c in enumerate(counts) if c), -1)
+    if i < 0:
+        return True
+    c = list(counts)
+    if c[i] >= 3:
+        c[i] -= 3
+        if _sets_only(tuple(c), honors):
+            return True
+        c[i] += 3
+    if not honors and i + 2 < len(c) and c[i + 1] and c[i + 2]:
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
+        return _sets_only(tuple(c), honors)
+    return False
+
+
+@lru_cache(maxsize=65536)
+def _group(counts: tuple[int, ...], honors: bool) -> tuple[bool, bool]:
+    """(sets only, sets plus exactly one pair) for one suit or the honours."""
+    plain = sum(counts) % 3 == 0 and _sets_only(counts, honors)
+    with_pair = False
+    if sum(counts) % 3 == 2:
+        for k, n in enumerate(counts):
+            if n >= 2:
+                c = list(counts)
+                c[k] -= 2
+                if _sets_only(tuple(c), honors):
+                    with_pair = True
+                    break
+    return plain, with_pair
+
+
+def is_complete(counts: Sequence[int], melds: int = 0) -> bool:
+    """Fast exact test for shanten == -1 (standard shape, seven pairs, thirteen orphans)."""
+    pairs = 0
+    for lo, hi, honors in ((0, 9, False), (9, 18, False), (18, 27, False), (27, 34, True)):
+        plain, with_pair = _group(tuple(counts[lo:hi]), honors)
+        if with_pair:
+            pairs += 1
+        elif not plain:
+            pairs = -9
+            break
+    if pairs == 1:
+        return True
+    if melds == 0 and sum(counts) == 14:
+        if all(c in (0, 2, 4) for c in counts) and sum(1 for c in counts if c) >= 4:
+            return sum(c // 2 for c in counts) == 7
+        return orphans_shanten(counts) == -1
+    return False

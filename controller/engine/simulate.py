@@ -36,6 +36,7 @@ class SimRun:
     players: tuple[str, str, str, str] = ("P1", "P2", "P3", "P4")
     tick_s: float = 0.5
     hands_total: int | None = None
+    fast_claims: bool = True
     sink: Sink | None = None
     events: int = 0
     now_s: float = START_S
@@ -58,7 +59,7 @@ class SimRun:
 
     def session_start(self) -> SessionStart:
         return SessionStart(id=f"g{self.game}-e1", at_s=START_S, table_id=f"sim{self.game}", rules=self.rules,
-                            players=self.players, hands_total=self.hands_total)
+                            players=self.players, hands_total=self.hands_total, fast_claims=self.fast_claims)
 
     def start(self) -> GameState:
         ev = self.session_start()

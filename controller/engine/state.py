@@ -49,6 +49,8 @@ class EngineConfig:
         timer_overrides: ``(name, seconds)`` pairs replacing the ruleset's TimerProfile fields.
         hands_total: session length in hands (default: the ruleset's).
         flower_rounds: initial flowers in rounds (MCR 2017) instead of each player continuously (2006).
+        fast_claims: close a claim window as soon as nobody can claim (simulation only: on a real table that
+            would leak hidden information, so the window waits for every pass or its limit).
     """
 
     table_id: str = "t1"
@@ -60,6 +62,7 @@ class EngineConfig:
     timer_overrides: tuple[tuple[str, float | None], ...] = ()
     hands_total: int = 16
     flower_rounds: bool = False
+    fast_claims: bool = False  # simulations: close a claim window at once when nobody can claim
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,7 @@ class SeatState:
     flowers: tuple[Tile, ...] = ()
     pond: tuple[PondTile, ...] = ()
     dead: str | None = None
+    out: bool = False  # won and left play (Sichuan bloody battle: the hand goes on without him)
     ladder: int = 0  # laddered infractions this hand
     timer_ladder: int = 0  # turn-timer overruns this hand
 
@@ -226,6 +230,7 @@ class HandState:
     front: int = 0
     back: int = 0
     live: tuple[int, ...] = ()  # linear indices still in the wall, in draw order
+    red_fives: tuple[int, int, int] = (0, 0, 0)  # red 5m/5p/5s in the tile set (riichi 1 each, MCR none)
     dice: tuple[tuple[int, int], ...] = ()
     turn: int | None = None
     drawn: Tile | None = None  # the tile the turn seat just drew (None if unknown or after a claim)
@@ -238,6 +243,7 @@ class HandState:
     flower_budget: int | None = None  # V2017 rounds: replacements left for the seat in this round
     last_discard: tuple[int, Tile] | None = None
     promoted: tuple[int, Tile] | None = None  # seat and tile of a promoted kong open to robbing
+    wins: tuple[HandResult, ...] = ()  # wins already settled in a hand that goes on (bloody battle)
     ids: frozenset[str] = frozenset()
     result: HandResult | None = None
 

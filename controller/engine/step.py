@@ -56,7 +56,8 @@ def start_session(ev: SessionStart) -> tuple[GameState, tuple[Effect, ...]]:
         penalty_mode=PenaltyMode(ev.penalty_mode), camera_min_confidence=ev.camera_min_confidence,
         timer_overrides=tuple((n, v) for n, v in ev.timer_overrides),
         hands_total=ev.hands_total or rules.hands_per_session,
-        flower_rounds=ev.flower_rounds if ev.flower_rounds is not None else ev.rules == "mcr-2017")
+        flower_rounds=ev.flower_rounds if ev.flower_rounds is not None else ev.rules == "mcr-2017",
+        fast_claims=ev.fast_claims)
     sess = SessionState(players=(ev.players[0], ev.players[1], ev.players[2], ev.players[3]), start_s=ev.at_s)
     state = GameState(config=config, session=sess, now_s=ev.at_s, seq=1, recent_ids=(ev.id,))
     fx: list[Effect] = []
@@ -98,9 +99,14 @@ def _advance(state: GameState, at_s: float, fx: list[Effect]) -> GameState:
 def _fire(state: GameState, name: str, seat: int | None, fx: list[Effect]) -> GameState:
     if name == "claim":
         hand = state.hand
-        if hand is not None and hand.claim is not None and not hand.claim.pending:
+        if hand is None or hand.claim is None:
+            return state
+        if not hand.claim.pending:
             return claims.close_window(state, fx)
-        return state
+        # a seat pressed *call* in time but its claim's details have not come: the referee decides
+        seats = sorted(hand.claim.pending)
+        return camera.raise_alert(state, "call_pending", f"seat(s) {seats} called but the claim is not shown yet",
+                                  {"seats": seats}, fx)
     if name == "session_warning":
         return session.session_warning(state, fx)
     if name == "session":
@@ -245,8 +251,13 @@ def _camera(state: GameState, ev: CameraObserved, fx: list[Effect], *, confirmed
     except Reject as r:
         if confirmed:
             raise
-        return camera.raise_alert(state, "camera_mismatch", f"camera {kind} does not fit the game: {r.message}",
-                                  {"observation": obs, "reason": r.reason, "referee_only": kind == "hand_seen"}, fx)
+        if kind == "hand_seen":  # the details name concealed tiles: referee-only data, a neutral public message
+            message = f"hand camera reading for seat {obs.get('seat')} does not fit the game"
+        else:
+            message = f"camera {kind} does not fit the game: {r.message}"
+        return camera.raise_alert(state, "camera_mismatch", message,
+                                  {"observation": obs, "reason": r.reason, "detail": r.message,
+                                   "referee_only": kind == "hand_seen"}, fx)
 
 
 def _pause(state: GameState, fx: list[Effect]) -> GameState:
@@ -300,6 +311,19 @@ def _referee(state: GameState, ev: RefereeCommand, fx: list[Effect]) -> GameStat
         return replace(state, hand=procedure.with_seat(hand, seat, s))
     if cmd == "correct_tile":
         return _correct_tile(state, ev)
+    if cmd == "void_call":  # a *call* whose claim never came is void: that seat passes
+        _need_hand(state)
+        seat = _seat_of(ev)
+        hand = state.hand
+        assert hand is not None
+        if hand.claim is None or seat not in hand.claim.pending:
+            raise Reject("no_window", f"seat {seat} has no pending call")
+        state = claims.add_pass(state, seat, fx)
+        hand = state.hand
+        if hand is not None and hand.claim is not None and state.now_s >= hand.claim.deadline_s \
+                and not hand.claim.pending:
+            return claims.close_window(state, fx)
+        return state
     if cmd == "end_session":
         if state.phase is Phase.SESSION_OVER:
             raise Reject("session_over", "the session is already over")

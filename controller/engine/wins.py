@@ -6,12 +6,19 @@ from dataclasses import replace
 
 from controller.engine import penalties
 from controller.engine.claims import check_can_hold
-from controller.engine.effects import Effect, SetLed
+from controller.engine.effects import Effect, SetLed, WinSettled
 from controller.engine.errors import Reject
 from controller.engine.procedure import remove_tiles, sorted_tiles, take, with_seat
-from controller.engine.query import compact_hand, ruleset_of, scoring_hand, seat_wind_tile, visible_copies
+from controller.engine.query import (
+    compact_hand,
+    next_active,
+    ruleset_of,
+    scoring_hand,
+    seat_wind_tile,
+    visible_copies,
+)
 from controller.engine.ruleset import FalseWinKind, WinCheck, WinSituation
-from controller.engine.shanten import shanten
+from controller.engine.shanten import is_complete, maybe_knitted
 from controller.engine.state import Call, GameState, HandResult, Phase
 from controller.engine.timers import limits, start
 from mjtable.tiles import Hand, NotationError, Tile, tile_counts
@@ -26,7 +33,8 @@ def situation(state: GameState, seat: int, t: Tile, *, self_drawn: bool, discard
         winner=seat, win_tile=t, self_drawn=self_drawn, discarder=discarder,
         seat_wind=seat_wind_tile(hand.dealer, seat), round_wind=hand.round_wind, flowers=len(s.flowers),
         after_kong=self_drawn and hand.after_kong, robbing_kong=robbing, last_tile=hand.wall_remaining <= 0,
-        visible_copies=visible_copies(hand, t) - (0 if self_drawn else 1), dealer=hand.dealer)
+        visible_copies=visible_copies(hand, t) - (0 if self_drawn else 1), dealer=hand.dealer,
+        active=tuple(s for s in range(4) if not hand.seats[s].out))
 
 
 def can_win_on(state: GameState, seat: int, t: Tile, discarder: int, *, robbing: bool) -> bool:
@@ -41,8 +49,8 @@ def can_win_on(state: GameState, seat: int, t: Tile, discarder: int, *, robbing:
     counts = tile_counts(s.known)
     if t.kind < 34:
         counts[t.kind] += 1
-    if shanten(counts, len(s.melds)) != -1 and len(s.melds) > 1:
-        return False  # fast path: no standard shape, and too many melds for a knitted one
+    if not is_complete(counts, len(s.melds)) and (len(s.melds) > 1 or not maybe_knitted(counts)):
+        return False  # fast path: no standard/seven-pairs/orphans shape and no knitted one possible
     h = scoring_hand(hand, seat, s.known)
     check = ruleset_of(state).check_win(h, situation(state, seat, t, self_drawn=False, discarder=discarder,
                                                      robbing=robbing))
@@ -148,23 +156,91 @@ def false_win(state: GameState, seat: int, check: WinCheck, fx: list[Effect]) ->
     return replace(state, hand=with_seat(hand, seat, replace(s, dead=f"false win ({kind})")))
 
 
-def settle_win(state: GameState, seat: int, concealed: tuple[Tile, ...], sit: WinSituation, check: WinCheck,  # noqa: PLR0917
-               fx: list[Effect]) -> GameState:
-    from controller.engine.session import end_hand
-
+def _record_win(state: GameState, seat: int, concealed: tuple[Tile, ...], sit: WinSituation,
+                check: WinCheck) -> tuple[GameState, HandResult]:
+    """Lay the winner's hand down and compute this win's result (payments not yet applied)."""
     hand = state.hand
     assert hand is not None
-    s = replace(hand.seats[seat], known=concealed, unknown=0)
+    kept = sorted_tiles([*concealed, sit.win_tile]) if sit.self_drawn else concealed  # the drawn tile stays his
+    s = replace(hand.seats[seat], known=kept, unknown=0)
     hand = with_seat(hand, seat, s)
     if sit.discarder is not None and not sit.robbing_kong:
         d = hand.seats[sit.discarder]
-        if d.pond:
+        if d.pond and not d.pond[-1].called:
             hand = with_seat(hand, sit.discarder, replace(d, pond=(*d.pond[:-1], replace(d.pond[-1], called=True))))
     result = HandResult(kind="win", winners=(seat,), discarder=sit.discarder, win_tile=sit.win_tile,
                         self_drawn=sit.self_drawn, fans=check.fans, total=check.total,
                         payments=ruleset_of(state).payments(check, sit),
-                        hands=((seat, compact_hand(s, extra=sit.win_tile)),))
-    return end_hand(replace(state, hand=replace(hand, claim=None)), result, fx)
+                        hands=((seat, compact_hand(replace(s, known=concealed), extra=sit.win_tile)),))
+    return replace(state, hand=hand), result
+
+
+def merge_results(results: tuple[HandResult, ...]) -> HandResult:
+    """One hand result from several wins (bloody battle, or several winners on one discard): winners in
+    order, payments summed; fans and total are the first win's (each win is also in ``HandState.wins``)."""
+    first = results[0]
+    if len(results) == 1:
+        return first
+    pay = [sum(r.payments[s] for r in results) for s in range(4)]
+    return replace(first, winners=tuple(w for r in results for w in r.winners),
+                   payments=(pay[0], pay[1], pay[2], pay[3]), hands=tuple(h for r in results for h in r.hands))
+
+
+def finish_wins(state: GameState, new: list[HandResult], after_seat: int, fx: list[Effect]) -> GameState:
+    """End the hand with these wins, or (bloody battle) settle them now and play on without the winners."""
+    from controller.engine.session import add_scores, end_hand, result_json
+
+    hand = state.hand
+    assert hand is not None
+    rules = ruleset_of(state)
+    total_wins = len(hand.wins) + len(new)
+    seats = list(hand.seats)
+    for r in new:
+        for w in r.winners:
+            seats[w] = replace(seats[w], out=True)
+    still_in = sum(1 for x in seats if not x.out)
+    if rules.hand_continues_after_win(total_wins) and still_in >= 2:
+        for r in new:
+            state = add_scores(state, r.payments)
+            fx.append(WinSettled(result=result_json(r)))
+        hand = replace(hand, seats=(seats[0], seats[1], seats[2], seats[3]), wins=(*hand.wins, *new), claim=None,
+                       promoted=None)
+        state = replace(state, hand=hand)
+        return next_player_draws(state, after_seat, fx)
+    earlier = hand.wins
+    for r in earlier:  # already paid when they happened
+        state = add_scores(state, tuple(-x for x in r.payments))
+    return end_hand(replace(state, hand=replace(hand, claim=None)), merge_results((*earlier, *new)), fx)
+
+
+def settle_win(state: GameState, seat: int, concealed: tuple[Tile, ...], sit: WinSituation, check: WinCheck,  # noqa: PLR0917
+               fx: list[Effect]) -> GameState:
+    state, result = _record_win(state, seat, concealed, sit, check)
+    return finish_wins(state, [result], seat, fx)
+
+
+def several_win_on_discard(state: GameState, calls: list[Call], fx: list[Effect]) -> tuple[GameState, bool]:
+    """Several players win on one discard (Sichuan 一炮多响): each valid call wins, false ones are penalised."""
+    hand = state.hand
+    assert hand is not None and hand.claim is not None
+    w = hand.claim
+    results: list[HandResult] = []
+    for c in calls:
+        hand = state.hand
+        assert hand is not None
+        s = hand.seats[c.seat]
+        concealed = s.known if s.fully_known else _revealed(state, c.seat, tuple(t.code for t in c.tiles),
+                                                             s.unknown + len(s.known))
+        sit = situation(state, c.seat, w.tile, self_drawn=False, discarder=w.discard_seat, robbing=w.robbing)
+        check = _check(state, c.seat, concealed, sit)
+        if check.ok:
+            state, r = _record_win(state, c.seat, concealed, sit, check)
+            results.append(r)
+        else:
+            state = false_win(state, c.seat, check, fx)
+    if not results:
+        return state, False
+    return finish_wins(state, results, results[-1].winners[0], fx), True
 
 
 def next_player_draws(state: GameState, discarder: int, fx: list[Effect]) -> GameState:
@@ -174,11 +250,23 @@ def next_player_draws(state: GameState, discarder: int, fx: list[Effect]) -> Gam
     hand = state.hand
     assert hand is not None
     if hand.wall_remaining <= 0:
+        if hand.wins:  # a bloody-battle hand ends at the wall's end with its earlier wins
+            return _end_after_wins(state, fx)
         return end_hand(state, HandResult(kind="draw"), fx)
-    nxt = (discarder + 1) % 4
+    nxt = next_active(hand, discarder)
     state = replace(state, hand=replace(hand, turn=nxt, claim=None), phase=Phase.TURN)
     state = take(state, nxt, from_back=False)
     assert state.hand is not None
     state = replace(state, hand=replace(state.hand, after_kong=False))
     fx.append(SetLed(seat=nxt, on=True))
     return start(state, "turn", nxt, limits(state).turn_s, fx)
+
+
+def _end_after_wins(state: GameState, fx: list[Effect]) -> GameState:
+    from controller.engine.session import add_scores, end_hand
+
+    hand = state.hand
+    assert hand is not None
+    for r in hand.wins:
+        state = add_scores(state, tuple(-x for x in r.payments))
+    return end_hand(state, merge_results(hand.wins), fx)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from itertools import compress
 
 from controller.mcr import shapes, special
 from controller.mcr.calculator import Candidate, FullSet, Job, score_regular
@@ -18,6 +19,7 @@ from controller.mcr.profiles import RuleProfile, get_profile
 from controller.mcr.shapes import CHOW, KONG, PUNG
 from mjtable.tiles import MCR_TILESET, Hand, MeldKind, Tile
 
+_KINDS = range(34)
 _MELD_KIND = {MeldKind.CHOW: CHOW, MeldKind.PUNG: PUNG, MeldKind.KONG: KONG, MeldKind.CONCEALED_KONG: KONG}
 
 
@@ -65,12 +67,18 @@ def _prepare(hand: Hand, ctx: WinContext, prof: RuleProfile) -> Job:
     win = ctx.win_tile
     if win.is_flower:
         raise InvalidHand(f"the winning tile cannot be a flower ({win.code})")
-    _check_copies([*hand.all_tiles, *hand.flowers, win])
-    conc = _counts(list(hand.concealed))
+    conc = [0] * 34
+    for t in hand.concealed:
+        conc[t.kind] += 1
+    total = conc.copy()
+    for m in hand.melds:
+        for t in m.tiles:
+            total[t.kind] += 1
     held = conc[win.kind]
     conc[win.kind] += 1
-    total = _counts(hand.all_tiles)
     total[win.kind] += 1
+    if max(total) > 4 or hand.flowers:
+        _check_copies([*hand.all_tiles, *hand.flowers, win])
     fixed = _fixed(hand)
     seat, prevalent = _wind(ctx.seat_wind, "seat_wind"), _wind(ctx.round_wind, "round_wind")
     last_of_kind = ctx.last_of_kind
@@ -90,8 +98,11 @@ def _prepare(hand: Hand, ctx: WinContext, prof: RuleProfile) -> Job:
         raise InvalidHand("earthly hand is a win on the dealer's first discard with nothing declared")
     if not 0 <= ctx.flowers <= 8:
         raise InvalidHand(f"flowers must be 0..8, got {ctx.flowers}")
+    present = 0
+    for k in compress(_KINDS, total):
+        present |= 1 << k
     return Job(tuple(conc), fixed, tuple(total), win.kind, ctx.self_drawn, last_of_kind, ctx.kong, ctx.last_tile,
-               seat, prevalent, prof, ctx.heavenly, ctx.earthly, ctx.concealed_ready)
+               seat, prevalent, prof, ctx.heavenly, ctx.earthly, ctx.concealed_ready, present)
 
 
 def _readings(job: Job) -> list[Callable[[bool], Candidate]]:
@@ -117,8 +128,7 @@ def _readings(job: Job) -> list[Callable[[bool], Candidate]]:
         if not job.heavenly:
             left = list(conc)
             left[job.win] -= 1
-            waits = shapes.regular_waits(tuple(left), nfixed == 0, job.prof.waits_count_held_fourth)
-            job.unique_wait = len(waits) == 1
+            job.unique_wait = shapes.wait_count(tuple(left), nfixed == 0, job.prof.waits_count_held_fourth) == 1
         for d in divs:
             out.append(partial(score_regular, job, d))
     return out
@@ -135,15 +145,18 @@ def _is_nine_gates(conc: tuple[int, ...], win: int) -> bool:
     return c == [3, 1, 1, 1, 1, 1, 1, 1, 3]
 
 
+_NAMES = tuple(FAN_BY_ID[f].name if f in FAN_BY_ID else "" for f in range(NUM_FANS))
+
+
 def _result(job: Job, cand: Candidate, flowers: int) -> ScoreResult:
     pts = job.prof.points
     fans: list[Fan] = []
-    for f in range(1, NUM_FANS):
-        n = cand.table[f]
+    tab = cand.table
+    notes, override = cand.notes, cand.override
+    for f, n in enumerate(tab):
         if n:
-            d = FAN_BY_ID[f]
-            why = "; ".join(cand.notes.get(f, ()))
-            fans.append(Fan(d.name, cand.override.get(f, pts[f]), n, why))
+            why = "; ".join(notes[f]) if f in notes else ""
+            fans.append(Fan(_NAMES[f], override.get(f, pts[f]), n, why))
     fans.sort(key=lambda x: -x.points)
     base = cand.total
     if flowers:

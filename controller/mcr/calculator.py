@@ -6,19 +6,23 @@ for the chosen decomposition.  Pure functions, called from any thread.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from itertools import compress
+from types import SimpleNamespace
+from typing import Any
 
 from controller.mcr.combos import chow_combos, pung_combos
 from controller.mcr.fans import NUM_FANS, FanId
 from controller.mcr.profiles import RuleProfile
 from controller.mcr.shapes import CHOW, KONG, PAIR, PUNG
 
-F = FanId
+#: Fan ids as plain ints: attribute access on an IntEnum class costs ~6x more in this hot path.
+F: Any = SimpleNamespace(**{m.name: m.value for m in FanId})
 #: A set with its state: (kind, tile, melded).  ``melded`` is False for concealed sets and concealed kongs.
 FullSet = tuple[int, int, bool]
 Table = list[int]
 Notes = dict[int, list[str]]
 
+_FAN_IDS = range(NUM_FANS)
 _GREEN = frozenset((19, 20, 21, 23, 25, 32))
 _REVERSIBLE = frozenset((9, 10, 11, 12, 13, 16, 17, 19, 21, 22, 23, 25, 26, 31))
 _TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
@@ -64,6 +68,7 @@ class Job:
     heavenly: bool = False
     earthly: bool = False
     concealed_ready: bool = False
+    present: int = 0
     unique_wait: bool = field(default=False)
     nine_gates: bool = field(default=False)
 
@@ -83,58 +88,69 @@ def _note(notes: Notes | None, fan: int, text: str) -> None:
         notes.setdefault(fan, []).append(text)
 
 
-@lru_cache(maxsize=16384)
-def hand_fans(total: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
-    """Fans that depend only on which tiles are in the hand (suits, ranks, tile traits)."""
-    kinds = [t for t in range(34) if total[t]]
+def _bits(kinds: frozenset[int] | range | tuple[int, ...]) -> int:
+    out = 0
+    for t in kinds:
+        out |= 1 << t
+    return out
+
+
+_M, _P, _S = 0x1FF, 0x1FF << 9, 0x1FF << 18
+_HON = _bits(range(27, 34))
+_WIND = _bits(range(27, 31))
+_DRAGON = _bits(range(31, 34))
+_TERM = _bits(_TERMINALS)
+_TOH = _TERM | _HON
+_GREEN_BITS = _bits(_GREEN)
+_REV_BITS = _bits(_REVERSIBLE)
+#: rank masks (bit r-1 for rank r) -> (fan, explanation); first match wins, ordered tightest first
+_RANK_FANS = ((0b000000111, F.LOWER_TILES, "ranks 1-3 only"), (0b000001111, F.LOWER_FOUR, "ranks 1-4 only"),
+              (0b111000000, F.UPPER_TILES, "ranks 7-9 only"), (0b111100000, F.UPPER_FOUR, "ranks 6-9 only"),
+              (0b000111000, F.MIDDLE_TILES, "ranks 4-6 only"))
+
+
+def hand_fans(present: int) -> tuple[tuple[int, str], ...]:
+    """Fans that depend only on which kinds are in the hand (suits, ranks, tile traits).
+
+    ``present`` has bit ``t`` set for every kind ``t`` in the hand; all tests are bit masks."""
     out: list[tuple[int, str]] = []
-    has = [any(total[s * 9 : s * 9 + 9]) for s in range(3)]
-    honors = any(total[27:34])
+    has = (bool(present & _M), bool(present & _P), bool(present & _S))
+    honors = bool(present & _HON)
     voids = 3 - sum(has)
     if not honors:
         out.append((F.NO_HONORS, "no winds or dragons"))
     if voids == 1:
-        missing = "mps"[has.index(False)]
-        out.append((F.ONE_VOIDED_SUIT, f"no {missing} tiles"))
+        out.append((F.ONE_VOIDED_SUIT, f"no {'mps'[has.index(False)]} tiles"))
     elif voids == 2:
-        if honors:
-            out.append((F.HALF_FLUSH, "one suit plus honors"))
-        else:
-            out.append((F.FULL_FLUSH, "one suit only"))
-    if voids == 0 and any(total[27:31]) and any(total[31:34]):
+        out.append((F.HALF_FLUSH, "one suit plus honors") if honors else (F.FULL_FLUSH, "one suit only"))
+    if voids == 0 and present & _WIND and present & _DRAGON:
         out.append((F.ALL_TYPES, "three suits, a wind and a dragon"))
-    simples = not any(_is_toh(t) for t in kinds)
+    simples = not present & _TOH
     if simples:
         out.append((F.ALL_SIMPLES, "no terminals or honors"))
-    if all(t in _REVERSIBLE for t in kinds):
+    if not present & ~_REV_BITS:
         out.append((F.REVERSIBLE_TILES, "only 1234589p 245689s and White"))
-    if all(t in _GREEN for t in kinds):
+    if not present & ~_GREEN_BITS:
         out.append((F.ALL_GREEN, "only 23468s and Green"))
     if not simples:
-        if all(t >= 27 for t in kinds):
+        if not present & ~_HON:
             out.append((F.ALL_HONORS, "honors only"))
-        elif all(t in _TERMINALS for t in kinds):
+        elif not present & ~_TERM:
             out.append((F.ALL_TERMINALS, "terminals only"))
-        elif all(_is_toh(t) for t in kinds):
+        elif not present & ~_TOH:
             out.append((F.ALL_TERMINALS_AND_HONORS, "terminals and honors only"))
     if not honors:
-        ranks = {t % 9 + 1 for t in kinds}
-        if ranks <= {1, 2, 3}:
-            out.append((F.LOWER_TILES, "ranks 1-3 only"))
-        elif ranks <= {1, 2, 3, 4}:
-            out.append((F.LOWER_FOUR, "ranks 1-4 only"))
-        elif ranks <= {7, 8, 9}:
-            out.append((F.UPPER_TILES, "ranks 7-9 only"))
-        elif ranks <= {6, 7, 8, 9}:
-            out.append((F.UPPER_FOUR, "ranks 6-9 only"))
-        elif ranks <= {4, 5, 6}:
-            out.append((F.MIDDLE_TILES, "ranks 4-6 only"))
+        ranks = (present | present >> 9 | present >> 18) & 0x1FF
+        for mask, fan, why in _RANK_FANS:
+            if not ranks & ~mask:
+                out.append((fan, why))
+                break
     return tuple(out)
 
 
 def _win_flag_fans(job: Job, tab: Table, notes: Notes | None) -> None:
     """和绝张, 自摸, 妙手回春, 杠上开花, 海底捞月, 抢杠和 and the 2017 deal fans."""
-    w = code(job.win)
+    w = code(job.win) if notes is not None else ""
     if job.last_of_kind:
         tab[F.LAST_TILE] = 1
         _note(notes, F.LAST_TILE, f"{w} was the last of its kind")
@@ -164,20 +180,20 @@ def _win_flag_fans(job: Job, tab: Table, notes: Notes | None) -> None:
 
 
 def _add_hand_fans(job: Job, tab: Table, notes: Notes | None) -> None:
-    for fan, why in hand_fans(job.total):
+    for fan, why in hand_fans(job.present):
         tab[fan] += 1
         _note(notes, fan, why)
 
 
 def _tile_hog(job: Job, kongs: int, tab: Table, notes: Notes | None) -> None:
-    fours = [t for t in range(34) if job.total[t] == 4]
-    n = len(fours) - kongs
+    n = job.total.count(4) - kongs
     if n > 0:
+        fours = [t for t in range(34) if job.total[t] == 4]
         tab[F.TILE_HOG] = n
         if notes is not None:
             kong_tiles = {t for k, t, _ in job.fixed if k == KONG}
             for t in fours:
-                if t not in kong_tiles:
+                if t not in kong_tiles and notes is not None:
                     _note(notes, F.TILE_HOG, f"four {code(t)} without a kong")
 
 
@@ -225,7 +241,9 @@ def _wait_fan(job: Job, sets: list[tuple[int, int]], tab: Table, notes: Notes | 
     fan = F.EDGE_WAIT if edge else F.CLOSED_WAIT if closed else F.SINGLE_WAIT if single else None
     if fan is not None:
         tab[fan] = 1
-        _note(notes, fan, f"won on {code(w)}" + ("" if job.prof.waits_by_definition else ", the only tile waited on"))
+        if notes is not None:
+            only = "" if job.prof.waits_by_definition else ", the only tile waited on"
+            _note(notes, fan, f"won on {code(w)}{only}")
 
 
 def _finish(job: Job, tab: Table, notes: Notes | None, pung_tiles: list[int], wind_group: bool, *,
@@ -239,39 +257,43 @@ def _finish(job: Job, tab: Table, notes: Notes | None, pung_tiles: list[int], wi
             hit = False
             if wind == job.prevalent:
                 tab[F.PREVALENT_WIND] = 1
-                _note(notes, F.PREVALENT_WIND, f"pung of {code(t)}")
+                if notes is not None:
+                    _note(notes, F.PREVALENT_WIND, f"pung of {code(t)}")
                 hit = True
             if wind == job.seat:
                 tab[F.SEAT_WIND] = 1
-                _note(notes, F.SEAT_WIND, f"pung of {code(t)}")
+                if notes is not None:
+                    _note(notes, F.SEAT_WIND, f"pung of {code(t)}")
                 hit = True
             if not hit and not wind_group:
                 yao += 1
-                _note(notes, F.PUNG_OF_TERMINALS_OR_HONORS, f"pung of {code(t)}")
+                if notes is not None:
+                    _note(notes, F.PUNG_OF_TERMINALS_OR_HONORS, f"pung of {code(t)}")
         elif t in _TERMINALS:
             yao += 1
-            _note(notes, F.PUNG_OF_TERMINALS_OR_HONORS, f"pung of {code(t)}")
+            if notes is not None:
+                _note(notes, F.PUNG_OF_TERMINALS_OR_HONORS, f"pung of {code(t)}")
     if nine_gates:
         yao = max(0, yao - 1)  # [004:L293] the Nine Gates' own terminal pung is not counted
     tab[F.PUNG_OF_TERMINALS_OR_HONORS] = yao
     if tab[F.FOUR_CONCEALED_PUNGS] and tab[F.FULLY_CONCEALED_HAND] and not prof.four_concealed_self_drawn_full:
         tab[F.FULLY_CONCEALED_HAND] = 0
         tab[F.SELF_DRAWN] = 1
-    mask = 0
     ex = prof.excludes
-    for f in range(1, NUM_FANS):
-        if tab[f]:
-            mask |= ex[f]
+    present = list(compress(_FAN_IDS, tab))
+    mask = 0
+    for f in present:
+        mask |= ex[f]
     if mask:
-        for f in range(1, NUM_FANS):
+        for f in present:
             if mask >> f & 1:
                 tab[f] = 0
     if not prof.all_terminals_double_pung and tab[F.ALL_TERMINALS]:
         tab[F.DOUBLE_PUNG] = 0
     override: dict[int, int] = {}
+    pts = prof.points
     if prof.honor_pung_minus_one and (tab[F.ALL_HONORS] or tab[F.ALL_TERMINALS] or tab[F.ALL_TERMINALS_AND_HONORS]):
         # [003:L45@4660]: a pung fan worth 2+ adds its value minus 1 inside these hands
-        pts = prof.points
         if tab[F.TWO_DRAGON_PUNGS]:
             override[F.TWO_DRAGON_PUNGS] = pts[F.TWO_DRAGON_PUNGS] - 2
         if tab[F.DRAGON_PUNG]:
@@ -280,11 +302,10 @@ def _finish(job: Job, tab: Table, notes: Notes | None, pung_tiles: list[int], wi
             override[F.PREVALENT_WIND] = pts[F.PREVALENT_WIND] - 1
         if tab[F.SEAT_WIND] and not (tab[F.PREVALENT_WIND] and job.seat == job.prevalent):
             override[F.SEAT_WIND] = pts[F.SEAT_WIND] - 1
-    pts = prof.points
-    total = 0
-    for f in range(1, NUM_FANS):
-        if tab[f]:
-            total += tab[f] * override.get(f, pts[f])
+    if override:
+        total = sum(tab[f] * override.get(f, pts[f]) for f in present)
+    else:
+        total = sum(tab[f] * pts[f] for f in present)
     if total == 0:
         tab[F.CHICKEN_HAND] = 1
         _note(notes, F.CHICKEN_HAND, "no other fan")
@@ -330,7 +351,6 @@ def score_regular(job: Job, conc_sets: tuple[tuple[int, int], ...], explain: boo
     if not job.self_drawn and win_pung and not win_in_chow:
         concealed_pungs -= 1  # a pung completed by a discard is an exposed pung ([004:L1109] 暗刻 = own tiles)
     _win_flag_fans(job, tab, notes)
-    fixed_codes = [set_code(k, t) for k, t, _ in job.fixed]
     if pungs:
         _kong_fans(job, tab, notes, (melded_kongs, concealed_kongs, concealed_pungs))
         if len(pungs) == 4:
@@ -339,7 +359,8 @@ def score_regular(job: Job, conc_sets: tuple[tuple[int, int], ...], explain: boo
         for t in pungs:
             if t >= 31:
                 tab[F.DRAGON_PUNG] += 1
-                _note(notes, F.DRAGON_PUNG, f"pung of {code(t)}")
+                if notes is not None:
+                    _note(notes, F.DRAGON_PUNG, f"pung of {code(t)}")
     chows.sort()
     pungs.sort()
     wind_group = False
@@ -348,27 +369,32 @@ def score_regular(job: Job, conc_sets: tuple[tuple[int, int], ...], explain: boo
     else:
         for fan, idx in chow_combos(tuple(chows)):
             tab[fan] += 1
-            _note(notes, fan, " + ".join(set_code(CHOW, chows[i]) for i in idx))
+            if notes is not None:
+                _note(notes, fan, " + ".join(set_code(CHOW, chows[i]) for i in idx))
     for fan, idx in pung_combos(tuple(pungs)):
         tab[fan] += 1
         if fan in (F.BIG_THREE_WINDS, F.BIG_FOUR_WINDS):
             wind_group = True
-        _note(notes, fan, " + ".join(set_code(PUNG, pungs[i]) for i in idx))
+        if notes is not None:
+            _note(notes, fan, " + ".join(set_code(PUNG, pungs[i]) for i in idx))
     _concealment(job, melded_sets, tab, notes)
     # pair-dependent fans
     if len(chows) == 4:
         if pair < 27:
             tab[F.ALL_CHOWS] = 1
-            _note(notes, F.ALL_CHOWS, f"four chows and a {code(pair)} pair")
+            if notes is not None:
+                _note(notes, F.ALL_CHOWS, f"four chows and a {code(pair)} pair")
     elif tab[F.TWO_DRAGON_PUNGS] and pair >= 31:
         tab[F.TWO_DRAGON_PUNGS] = 0
         tab[F.LITTLE_THREE_DRAGONS] = 1
-        _note(notes, F.LITTLE_THREE_DRAGONS, f"two dragon pungs and a {code(pair)} pair")
+        if notes is not None:
+            _note(notes, F.LITTLE_THREE_DRAGONS, f"two dragon pungs and a {code(pair)} pair")
     elif tab[F.BIG_THREE_WINDS] and 27 <= pair <= 30:
         tab[F.BIG_THREE_WINDS] = 0
         tab[F.LITTLE_FOUR_WINDS] = 1
-        _note(notes, F.LITTLE_FOUR_WINDS, f"three wind pungs and a {code(pair)} pair")
-    _pack_traits(job, conc_sets, tab, notes, fixed_codes)
+        if notes is not None:
+            _note(notes, F.LITTLE_FOUR_WINDS, f"three wind pungs and a {code(pair)} pair")
+    _pack_traits(job, conc_sets, tab, notes)
     _add_hand_fans(job, tab, notes)
     if not tab[F.QUADRUPLE_CHOW]:
         _tile_hog(job, melded_kongs + concealed_kongs, tab, notes)
@@ -381,7 +407,8 @@ def score_regular(job: Job, conc_sets: tuple[tuple[int, int], ...], explain: boo
             _note(notes, F.ALL_CONNECTED_FIVES, "123 456 456 789 and a pair of 5s in one suit")
     if job.nine_gates:
         tab[F.NINE_GATES] = 1
-        _note(notes, F.NINE_GATES, "1112345678999 of one suit plus " + code(win))
+        if notes is not None:
+            _note(notes, F.NINE_GATES, "1112345678999 of one suit plus " + code(win))
     return _finish(job, tab, notes, pungs, wind_group, nine_gates=job.nine_gates)
 
 
@@ -391,13 +418,15 @@ def _terminal_chows(job: Job, chows: list[int], pair: int, tab: Table, notes: No
     lows = sorted((t // 9, t % 9) for t in chows)
     if all(s == ps for s, _ in lows) and [r for _, r in lows] == [0, 0, 6, 6]:
         tab[F.PURE_TERMINAL_CHOWS] = 1
-        _note(notes, F.PURE_TERMINAL_CHOWS, f"123 123 789 789 and {code(pair)}{code(pair)[0]}")
+        if notes is not None:
+            _note(notes, F.PURE_TERMINAL_CHOWS, f"123 123 789 789 and {code(pair)}{code(pair)[0]}")
         return True
     others = sorted({0, 1, 2} - {ps})
     want = sorted([(s, r) for s in others for r in (0, 6)])
     if lows == want:
         tab[F.THREE_SUITED_TERMINAL_CHOWS] = 1
-        _note(notes, F.THREE_SUITED_TERMINAL_CHOWS, f"123+789 in two suits and a {code(pair)} pair")
+        if notes is not None:
+            _note(notes, F.THREE_SUITED_TERMINAL_CHOWS, f"123+789 in two suits and a {code(pair)} pair")
         return True
     return False
 
@@ -432,7 +461,8 @@ def _kong_fans(job: Job, tab: Table, notes: Notes | None, counts: tuple[int, int
                 for f in (F.FOUR_KONGS, F.THREE_KONGS, F.TWO_CONCEALED_KONGS, F.TWO_MELDED_KONGS,
                           F.CONCEALED_KONG_AND_MELDED_KONG, F.MELDED_KONG, F.CONCEALED_KONG):
                     if tab[f]:
-                        _note(notes, f, ("melded" if m else "concealed") + f" kong {set_code(KONG, t)}")
+                        if notes is not None:
+                            _note(notes, f, ("melded" if m else "concealed") + f" kong {set_code(KONG, t)}")
                         break
     hidden = cp + ck
     fan = {2: F.TWO_CONCEALED_PUNGS, 3: F.THREE_CONCEALED_PUNGS, 4: F.FOUR_CONCEALED_PUNGS}.get(hidden)
@@ -441,8 +471,7 @@ def _kong_fans(job: Job, tab: Table, notes: Notes | None, counts: tuple[int, int
         _note(notes, fan, f"{hidden} concealed pungs or kongs")
 
 
-def _pack_traits(job: Job, conc_sets: tuple[tuple[int, int], ...], tab: Table, notes: Notes | None,
-                 fixed_codes: list[str]) -> None:
+def _pack_traits(job: Job, conc_sets: tuple[tuple[int, int], ...], tab: Table, notes: Notes | None) -> None:
     """全带幺, 全带五, 全双刻 (and 2017 全单刻) over the five sets ([004:L357, L325, L315])."""
     outside = five = even = odd = 0
     sets = [(k, t) for k, t, _ in job.fixed] + list(conc_sets)
@@ -465,7 +494,7 @@ def _pack_traits(job: Job, conc_sets: tuple[tuple[int, int], ...], tab: Table, n
                 even += 1
             else:
                 odd += 1
-    what = " ".join(set_code(k, t) for k, t in sets)
+    what = " ".join(set_code(k, t) for k, t in sets) if notes is not None else ""
     if outside == 5:
         tab[F.OUTSIDE_HAND] = 1
         _note(notes, F.OUTSIDE_HAND, what)

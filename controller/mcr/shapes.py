@@ -31,7 +31,7 @@ KNITTED: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1 << 17)
 def _suit_divisions(counts: tuple[int, ...]) -> tuple[tuple[bool, tuple[Set, ...]], ...]:
     """All ways to split one suit (9 counts) into chows/pungs and at most one pair; ranks 0-8.
 
@@ -116,6 +116,101 @@ def divisions(counts: tuple[int, ...]) -> tuple[Division, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1 << 17)
+def _suit_ok(counts: tuple[int, ...]) -> bool:
+    """Whether one suit (9 counts) splits into sets and at most one pair."""
+    return bool(_suit_divisions(counts))
+
+
+def is_regular(counts: tuple[int, ...]) -> bool:
+    """Fast yes/no: do ``counts`` (3n+2 tiles) split into sets and exactly one pair?"""
+    pairs = 0
+    for s in (0, 9, 18):
+        key = counts[s : s + 9]
+        r = sum(key) % 3
+        if r == 1:
+            return False
+        if r == 2:
+            pairs += 1
+        if (r or any(key)) and not _suit_ok(key):
+            return False
+    for t in range(27, 34):
+        n = counts[t]
+        if n == 2:
+            pairs += 1
+        elif n not in (0, 3):
+            return False
+    return pairs == 1
+
+
+@lru_cache(maxsize=1 << 17)
+def _suit_state(key: tuple[int, ...]) -> int:
+    """-1: the suit is not complete; 0: it splits into sets; 1: into sets and one pair."""
+    n = sum(key)
+    if n == 0:
+        return 0
+    r = n % 3
+    if r == 1 or not _suit_ok(key):
+        return -1
+    return 1 if r == 2 else 0
+
+
+@lru_cache(maxsize=1 << 17)
+def _suit_completers(key: tuple[int, ...], allow_fifth: bool) -> tuple[tuple[int, int], ...]:
+    """Ranks whose addition completes this suit, each with the resulting state (0 no pair, 1 pair)."""
+    out: list[tuple[int, int]] = []
+    c = list(key)
+    for r in range(9):
+        if c[r] >= 4 and not allow_fifth:
+            continue
+        if not (c[r] or (r > 0 and c[r - 1]) or (r < 8 and c[r + 1]) or (r > 1 and c[r - 2]) or (r < 7 and c[r + 2])):
+            continue
+        c[r] += 1
+        st = _suit_state(tuple(c))
+        c[r] -= 1
+        if st >= 0:
+            out.append((r, st))
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def wait_count(counts13: tuple[int, ...], with_seven_pairs: bool, allow_fifth: bool = False, limit: int = 2) -> int:
+    """How many kinds complete ``counts13`` as 4 sets + pair (or Seven Pairs), counting up to ``limit``.
+
+    ``wait_count(...) == 1`` is the unique-wait test behind Edge/Closed/Single Wait.  Kinds held four times
+    are skipped unless ``allow_fifth``.  Works suit by suit: the suit that takes the new tile must become
+    complete and all the others must already be, with exactly one pair overall.
+    """
+    waits: set[int] = set()
+    states: list[int] = []
+    keys: list[tuple[int, ...]] = []
+    for s in (0, 9, 18):
+        key = counts13[s : s + 9]
+        keys.append(key)
+        states.append(_suit_state(key))
+    for t in range(27, 34):
+        n = counts13[t]
+        states.append(0 if n in (0, 3) else 1 if n == 2 else -1)
+    bad = [g for g, st in enumerate(states) if st < 0]
+    if len(bad) <= 1:
+        for g in bad or range(len(states)):
+            pairs_elsewhere = sum(1 for h, st in enumerate(states) if h != g and st == 1)
+            if g < 3:
+                for r, st in _suit_completers(keys[g], allow_fifth):
+                    if st + pairs_elsewhere == 1:
+                        waits.add(g * 9 + r)
+            else:
+                t = 24 + g
+                n = counts13[t]
+                if (n == 1 and pairs_elsewhere == 0) or (n == 2 and pairs_elsewhere == 1):
+                    waits.add(t)
+    if with_seven_pairs and sum(counts13) == 13:
+        odd = [t for t in range(34) if counts13[t] % 2]
+        if len(odd) == 1 and (counts13[odd[0]] < 4 or allow_fifth):
+            waits.add(odd[0])
+    return min(len(waits), limit)
+
+
 def is_seven_pairs(counts: tuple[int, ...]) -> bool:
     """14 concealed tiles in seven pairs (four of a kind counts as two pairs)."""
     return sum(counts) == 14 and all(n % 2 == 0 for n in counts)
@@ -149,6 +244,9 @@ def honors_and_knitted(counts: tuple[int, ...]) -> tuple[int, ...] | None:
 
 def knitted_straight_divisions(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], Division], ...]:
     """Splits of concealed ``counts`` into a knitted straight plus the rest (sets and one pair)."""
+    c = counts
+    if not ((c[0] and c[3] and c[6]) or (c[1] and c[4] and c[7]) or (c[2] and c[5] and c[8])):
+        return ()
     out: list[tuple[tuple[int, ...], Division]] = []
     for pat in KNITTED:
         if all(counts[t] for t in pat):
@@ -161,7 +259,7 @@ def knitted_straight_divisions(counts: tuple[int, ...]) -> tuple[tuple[tuple[int
 
 def is_complete_counts(counts: tuple[int, ...], melds: int) -> bool:
     """Whether concealed ``counts`` (with the winning tile) plus ``melds`` declared sets form any winning shape."""
-    if divisions(counts):
+    if is_regular(counts):
         return True
     if melds == 0 and (is_seven_pairs(counts) or is_thirteen_orphans(counts) or honors_and_knitted(counts)):
         return True
@@ -182,26 +280,6 @@ def waiting_tiles(counts13: tuple[int, ...], melds: int, allow_fifth: bool = Fal
             continue
         c[t] += 1
         if is_complete_counts(tuple(c), melds):
-            out.append(t)
-        c[t] -= 1
-    return tuple(out)
-
-
-@lru_cache(maxsize=65536)
-def regular_waits(counts13: tuple[int, ...], with_seven_pairs: bool, allow_fifth: bool = False) -> tuple[int, ...]:
-    """Kinds completing ``counts13`` as 4 sets + pair (and as Seven Pairs if asked).
-
-    This is the wait set used to decide whether a win was on a *unique* wait (Edge/Closed/Single Wait);
-    special shapes other than Seven Pairs do not count, as in common MCR practice.
-    """
-    out: list[int] = []
-    c = list(counts13)
-    for t in range(34):
-        if c[t] >= 4 and not allow_fifth:
-            continue
-        c[t] += 1
-        key = tuple(c)
-        if divisions(key) or (with_seven_pairs and is_seven_pairs(key)):
             out.append(t)
         c[t] -= 1
     return tuple(out)

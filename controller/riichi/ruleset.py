@@ -3,11 +3,10 @@
 Seed ``002_40e04c10307d973b.txt``; digest ``../shared/rules/riichi-hk-rules.md``.  Immutable; every hook is
 pure and called synchronously from the loop that runs ``step``.
 
-The protocol's :class:`~controller.engine.ruleset.WinSituation` has no riichi fields; when the engine passes
-an object that also has ``riichi``, ``double_riichi``, ``ippatsu``, ``dora_indicators``, ``ura_indicators``,
-``honba``, ``riichi_sticks``, ``pao`` (seat or None) they are used (``getattr``), otherwise they count as
-absent.  Riichi-only hooks: ``can_riichi``, ``noten_payments``, ``next_hand``, ``final_scores``,
-``furiten``, ``start_points``.
+The riichi fields of :class:`~controller.engine.ruleset.WinSituation` (``riichi``, ``double_riichi``,
+``ippatsu``, ``tenhou``, ``chiihou``, ``furiten``, ``dora_indicators``, ``ura_indicators``, ``honba``,
+``riichi_sticks``, ``pao``) feed the scorer and the payment split.  Riichi-only hooks: ``can_riichi``,
+``noten_payments``, ``next_hand``, ``final_scores``, ``furiten``, ``start_points``, ``after_false_win``.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from .scoring import (
     payment_split,
     score_hand,
 )
-from .settlement import DIVISIONS, FinalScores, NextHand, final_scores, next_hand, noten_payments
+from .settlement import DIVISIONS, FinalScores, NextHand, after_false_win, final_scores, next_hand, noten_payments
 from .tenpai import completing_tiles, discard_furiten
 
 DEAD_WALL = 14  # L23
@@ -92,17 +91,17 @@ class RiichiRuleset:
         last = s.last_tile
         return RiichiSituation(
             self_drawn=s.self_drawn, seat_wind=s.seat_wind, round_wind=s.round_wind,
-            riichi=bool(getattr(s, "riichi", False)), double_riichi=bool(getattr(s, "double_riichi", False)),
-            ippatsu=bool(getattr(s, "ippatsu", False)),
+            riichi=s.riichi, double_riichi=s.double_riichi,
+            ippatsu=s.ippatsu,
             rinshan=s.self_drawn and s.after_kong, chankan=s.robbing_kong,
             haitei=last and s.self_drawn, houtei=last and not s.self_drawn,
-            tenhou=bool(getattr(s, "tenhou", False)), chiihou=bool(getattr(s, "chiihou", False)),
-            dora_indicators=tuple(getattr(s, "dora_indicators", ())),
-            ura_indicators=tuple(getattr(s, "ura_indicators", ())),
+            tenhou=s.tenhou, chiihou=s.chiihou,
+            dora_indicators=s.dora_indicators,
+            ura_indicators=s.ura_indicators,
         )
 
     def check_win(self, hand: Hand, situation: WinSituation) -> WinCheck:
-        if getattr(situation, "furiten", False) and not situation.self_drawn:
+        if situation.furiten and not situation.self_drawn:
             return WinCheck(ok=False, false_win=FalseWinKind.DEAD_HAND,
                             reason="furiten: a furiten player may not ron (L391); treated as a false win")
         try:
@@ -129,12 +128,12 @@ class RiichiRuleset:
         """The hand value split (L727-L728), honba (L442) and deposits (L47) when supplied, pao (L735-L737)."""
         sit = self.situation(situation)
         main, additional = _split_value(check.total, sit.dealer, situation.self_drawn)
-        pao_seat = getattr(situation, "pao", None)
+        pao_seat = situation.pao
         score = RiichiScore(han=0, fu=0, yaku=(), limit="", value=check.total, main=main, additional=additional)
         return payment_split(score, winner=situation.winner, dealer=situation.dealer,
                              self_drawn=situation.self_drawn, discarder=situation.discarder,
-                             honba=int(getattr(situation, "honba", 0)),
-                             riichi_sticks=int(getattr(situation, "riichi_sticks", 0)),
+                             honba=situation.honba,
+                             riichi_sticks=situation.riichi_sticks,
                              pao=Liability(pao_seat) if isinstance(pao_seat, int) else None)
 
     def false_win_payments(self, kind: FalseWinKind, offender: int) -> tuple[int, int, int, int]:
@@ -195,6 +194,10 @@ class RiichiRuleset:
 
     def final_scores(self, points: Sequence[int], leftover_sticks: int, first_dealer: int = 0) -> FinalScores:
         return final_scores(points, leftover_sticks, self.options, first_dealer)
+
+    def after_false_win(self, kind: str, live_tiles_left: int) -> str:
+        """``"redeal"`` or ``"play_on"`` after an empty (空和) or false (錯和) win (Appendix B 4)."""
+        return after_false_win(kind, live_tiles_left, self.options)
 
     def furiten(self, hand: Hand, own_discards: Sequence[Tile]) -> bool:
         """Discard furiten (L392) for a 13-tile hand."""

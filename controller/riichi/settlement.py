@@ -135,3 +135,24 @@ def final_scores(points: Sequence[int], leftover_sticks: int, options: RiichiOpt
     rawi = [int(x) if x.denominator == 1 else round(float(x)) for x in raw]
     return FinalScores((rawi[0], rawi[1], rawi[2], rawi[3]), (ranks[0], ranks[1], ranks[2], ranks[3]),
                        (float(final[0]), float(final[1]), float(final[2]), float(final[3])))
+
+
+#: A false win (錯和) redeals only with at least this many live tiles left, dead wall not counted (L657).
+REDEAL_THRESHOLD = 20
+
+
+def after_false_win(kind: str, live_tiles_left: int, options: RiichiOptions = DEFAULT_OPTIONS) -> str:
+    """What happens to the hand after a false declaration: ``"redeal"`` (same dealer) or ``"play_on"``.
+
+    ``kind`` is ``"empty"`` (空和: declared a win that is not there, L645-L649) or ``"false"`` (錯和: revealed a
+    hand that cannot win, L651-L659).  Appendix B 4: L647 redeals every empty win; L657-L659 redeal a false
+    win only with >= 20 live tiles.  ``options.redeal_on_empty_win`` = ``"always"`` applies L647 to empty wins,
+    ``"threshold"`` (default) applies the L657 rule to both.  A false win always redeals or plays on by L657.
+    """
+    if kind not in ("empty", "false"):
+        raise ValueError(f"kind must be 'empty' or 'false', got {kind!r}")
+    if live_tiles_left < 0:
+        raise ValueError("live tiles left cannot be negative")
+    if kind == "empty" and options.redeal_on_empty_win == "always":
+        return "redeal"
+    return "redeal" if live_tiles_left >= REDEAL_THRESHOLD else "play_on"

@@ -159,8 +159,10 @@ def score_win(
         raise NotWinningHand("Sichuan has no chow (L426)")
     if hand.size != 13:
         raise NotWinningHand(f"the hand must have 13 tiles before the winning tile (kongs count 3), got {hand.size}")
-    check_void_and_suits(hand, win_tile, void_suit)
     c = hand_counts(hand, [win_tile])
+    if not is_basic_complete(c) and (hand.melds or not is_seven_pairs(c)):  # cheap shape test first
+        raise NotWinningHand("not a winning shape: one pair + four sets, or seven pairs (L444-L448)")
+    check_void_and_suits(hand, win_tile, void_suit)
     readings: list[list[FanHit]] = []
     roots, kongs = _roots_and_kongs(hand, win_tile)
     one_suit = len(suits_of([*hand.all_tiles, win_tile])) == 1

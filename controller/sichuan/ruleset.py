@@ -5,7 +5,8 @@ every hook is pure; the engine calls them synchronously from whatever loop runs 
 
 Hooks beyond the protocol (the engine calls them when present, see docs/sichuan.md):
 ``choose_void``, ``discard_violation``, ``claim_allowed``, ``kong_payment``, ``draw_settlement``,
-``next_dealer_after``, ``wall_stacks``.
+``next_dealer_after``, ``wall_stacks``, ``break_point``, ``draw_within_s``.  The Sichuan fields of
+:class:`~controller.engine.ruleset.WinSituation` (``void_suit``, ``after_kong_discard``, ``active``) are used.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class SichuanRuleset:
         return (dealer + (total - 1)) % 4
 
     def _situation(self, s: WinSituation) -> SichuanWin:
-        after_kong_discard = bool(getattr(s, "after_kong_discard", False))
+        after_kong_discard = s.after_kong_discard
         return SichuanWin(
             self_drawn=s.self_drawn,
             kong_replacement=s.self_drawn and s.after_kong,
@@ -102,7 +103,7 @@ class SichuanRuleset:
         )
 
     def check_win(self, hand: Hand, situation: WinSituation) -> WinCheck:
-        void = getattr(situation, "void_suit", None)
+        void = situation.void_suit
         try:
             score = score_win(hand, situation.win_tile, self._situation(situation), void_suit=void,
                               options=self.options)
@@ -136,9 +137,9 @@ class SichuanRuleset:
     def payments(self, check: WinCheck, situation: WinSituation) -> tuple[int, int, int, int]:
         """Ron: base from the discarder (L518); self-draw: base + 1 from each player still in (L520).
 
-        The players still in come from ``situation.active`` when the engine supplies it, else all four.
+        The players still in are ``situation.active`` (bloody battle).
         """
-        active = tuple(getattr(situation, "active", (0, 1, 2, 3)))
+        active = situation.active
         return win_payment(situation.winner, base_points(check.total, self.options.cap_fan),
                            self_drawn=situation.self_drawn, discarder=situation.discarder, active=active)
 
@@ -184,6 +185,20 @@ class SichuanRuleset:
         return (p[0], p[1], p[2], p[3])
 
     # --- Sichuan-only hooks ------------------------------------------------------------------------------
+
+    @property
+    def draw_within_s(self) -> float:
+        """A player who cannot call draws within 3 s and thinks afterwards (L430); advisory, no penalty."""
+        return 3.0
+
+    def break_point(self, dealer: int, dice: tuple[int, int]) -> tuple[int, int]:
+        """One throw of two dice by the dealer (L318): the sum picks whose wall (L322-L328), the smaller die
+        the stack, counted from that wall's right end (L332).  Returns (wall owner seat, stack number)."""
+        d1, d2 = dice
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise ValueError(f"dice are 1-6, got {dice}")
+        return self.dice_to_seat(dealer, d1 + d2), min(d1, d2)
+
 
     def choose_void(self, hand: Hand) -> str:
         """A legal 定缺 choice for a bot (or the referee's default): the suit with the fewest tiles (L342)."""

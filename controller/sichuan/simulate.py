@@ -117,20 +117,31 @@ def _checked(st: HandState, ev: dict[str, Any]) -> HandState:
     return out
 
 
-def play_hand(rng: random.Random, dealer: int, *, mistake_rate: float = 0.0, check: bool = True) -> HandRun:
-    """Shuffle, deal and play one hand to its end with four bots."""
+def play_hand(rng: random.Random, dealer: int, *, mistake_rate: float = 0.0, check: bool = True,
+              timings: list[float] | None = None) -> HandRun:
+    """Shuffle, deal and play one hand to its end with four bots.
+
+    ``timings`` collects, per discard, the CPU seconds of this thread (``time.thread_time``, so time the
+    scheduler gives to other processes on a busy machine is not counted) to apply it plus to work out the
+    other players' calls (win check with fan, pong, kong): the figure bench/engine.py reports."""
     wall = SICHUAN_TILESET.all_tiles()
     rng.shuffle(wall)
     run = HandRun(dealer, tuple(wall))
     bots = [Bot(s, random.Random(rng.random()), mistake_rate) for s in range(4)]
     st = new_hand(dealer, wall)
     step = _checked if check else apply
+    pending: dict[str, Any] | None = None
     for _ in range(2000):
         if st.phase == "over":
             break
-        ev = _next_event(st, bots)
+        t0 = time.thread_time()
+        ev = pending or _next_event(st, bots)
+        pending = None
         st = step(st, ev)
         run.events.append(ev)
+        if timings is not None and ev["type"] == "discard" and st.phase != "over":
+            pending = _next_event(st, bots)
+            timings.append(time.thread_time() - t0)
     else:  # pragma: no cover - a bot loop would be a bug
         raise RuntimeError("hand did not finish")
     run.state = st
@@ -174,25 +185,36 @@ class SessionResult:
     scores: tuple[int, int, int, int]
     penalties: tuple[int, int, int, int]
     session_points: list[float]
+    elapsed_s: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         wins = sum(len(h.state.won) for h in self.hands if h.state)
         draws = sum(1 for h in self.hands if h.state and len(h.state.won) < 3)
         return {"rules": RULES, "hands": len(self.hands), "wins": wins, "exhaustive": draws,
                 "scores": list(self.scores), "penalties": list(self.penalties),
-                "session_points": self.session_points}
+                "session_points": self.session_points, "elapsed_s": self.elapsed_s}
 
 
-def play_session(seed: int, hands: int = 8, *, mistake_rate: float = 0.0, check: bool = True) -> SessionResult:
-    """Play ``hands`` hands; the dealer follows L478-L482; 副分 are summed and ranked into 盘分 (L161)."""
+def play_session(seed: int, hands: int = 8, *, mistake_rate: float = 0.0, check: bool = True,
+                 timings: list[float] | None = None, session_s: float | None = None,
+                 seconds_per_event: float = 2.0) -> SessionResult:
+    """Play a 盘 of ``hands`` hands, or until ``session_s`` (35-80 min, L290) of simulated time has passed, the
+    running hand being finished first; the dealer follows L478-L482; 副分 are ranked into 盘分 (L161).
+
+    Simulated time advances ``seconds_per_event`` per event (no real clock)."""
+    if session_s is not None and not 35 * 60 <= session_s <= 80 * 60:
+        raise ValueError("a Sichuan session lasts 35-80 minutes (L290)")
     rng = random.Random(f"sichuan:{seed}")
     dealer = rng.randrange(4)
     runs: list[HandRun] = []
     scores = [0, 0, 0, 0]
     pens = [0, 0, 0, 0]
-    for _ in range(hands):
-        run = play_hand(rng, dealer, mistake_rate=mistake_rate, check=check)
+    elapsed_s = 0.0
+    limit = hands if session_s is None else 10_000
+    while len(runs) < limit and (session_s is None or elapsed_s < session_s):
+        run = play_hand(rng, dealer, mistake_rate=mistake_rate, check=check, timings=timings)
         assert run.state is not None
+        elapsed_s += seconds_per_event * len(run.events)
         for i, x in enumerate(run.state.totals()):
             scores[i] += x
         for s, _code, pts in run.state.penalties:
@@ -201,21 +223,64 @@ def play_session(seed: int, hands: int = 8, *, mistake_rate: float = 0.0, check:
         dealer = next_dealer(run.state)
     net = [scores[i] - pens[i] for i in range(4)]
     return SessionResult(runs, (scores[0], scores[1], scores[2], scores[3]), (pens[0], pens[1], pens[2], pens[3]),
-                         session_points(net))
+                         session_points(net), elapsed_s)
 
 
 def bench_ruleset(rules: str = RULES, hands: int = 200, seed: int = 0) -> dict[str, Any]:
     """Figures for bench/engine.py: hands/s and events/s of bot play (tile checks off), win/draw mix."""
     if rules != RULES:
         raise ValueError(f"this bench is for {RULES}")
+    timings: list[float] = []
     t0 = time.perf_counter()
-    res = play_session(seed, hands, check=False)
+    res = play_session(seed, hands, check=False, timings=timings)
     dt = time.perf_counter() - t0
     events = sum(len(h.events) for h in res.hands)
     s = res.summary()
     return {"rules": rules, "hands": hands, "seconds": round(dt, 3), "hands_per_s": round(hands / dt, 1),
-            "events_per_s": round(events / dt, 1), "wins": s["wins"], "exhaustive": s["exhaustive"]}
+            "events_per_s": round(events / dt, 1), "wins": s["wins"], "exhaustive": s["exhaustive"],
+            **discard_figures(timings)}
+
+
+def discard_figures(timings: list[float]) -> dict[str, Any]:
+    """p50/p99 of the per-discard step in CPU ms against the engine issue's anchor (p99 under 1 ms)."""
+    ms = sorted(x * 1000.0 for x in timings)
+    if not ms:
+        return {"discards": 0}
+
+    def pct(q: float) -> float:
+        return round(ms[min(len(ms) - 1, round(q * (len(ms) - 1)))], 4)
+
+    return {"discards": len(ms), "clock": "thread_cpu", "discard_ms_p50": pct(0.5), "discard_ms_p99": pct(0.99),
+            "anchor_p99_ms": 1.0, "meets_anchor": pct(0.99) < 1.0}
 
 
 __all__ = ["Bot", "HandRun", "SessionResult", "bench_ruleset", "hand_of", "play_hand", "play_session",
            "replay_hand", "winning_tiles"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m controller.sichuan.simulate [--seed N] [--games N] [--hands N] [--bench]``: one JSON line per
+    session (the full SBR procedure: 定缺, bloody battle, kong money, 查花猪/查大叫)."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(prog="python -m controller.sichuan.simulate", description=main.__doc__)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--games", type=int, default=1)
+    ap.add_argument("--hands", type=int, default=8)
+    ap.add_argument("--minutes", type=float, default=None, help="session by time (35-80 min) instead of hands")
+    ap.add_argument("--mistake-rate", type=float, default=0.0, help="bots' chance of an active-pig discard")
+    ap.add_argument("--bench", action="store_true", help="print the bench figures instead")
+    args = ap.parse_args(argv)
+    if args.bench:
+        print(json.dumps(bench_ruleset(RULES, hands=args.hands, seed=args.seed)))
+        return 0
+    for g in range(args.games):
+        res = play_session(args.seed * 1000 + g, args.hands, mistake_rate=args.mistake_rate,
+                           session_s=None if args.minutes is None else args.minutes * 60)
+        print(json.dumps({"game": g, "seed": args.seed, **res.summary()}, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -23,7 +23,7 @@ from typing import Any
 
 from mjtable.tiles import NotationError, Tile, tile
 
-from .fans import SichuanOptions, WinSituation, base_points, score_win
+from .fans import SichuanOptions, WinSituation, base_points, score_win, winning_tiles
 from .settlement import DrawSeat, KongMoney, KongType, kong_money, refund_all, settle_draw, win_payment
 from .shape import counts27
 from .tiles_state import SeatTiles, hand_of
@@ -57,6 +57,7 @@ class WinRecord:
     fan: int
     base: int
     order: int
+    fans: tuple[tuple[str, int, int], ...] = ()  # (English name, fan each, count)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -124,8 +125,10 @@ def new_hand(dealer: int, wall: Sequence[Tile]) -> HandState:
         hands[(dealer + k) % 4].append(wall[pos])
         pos += 1
     seats = tuple(SeatTiles(concealed=tuple(sorted(h))) for h in hands)
+    # the dealer's last jump tile counts as its draw: it may self-draw or kong on the dealt hand (digest App. B 13,
+    # not addressed by the seed: [DESIGN] allowed)
     return HandState(dealer=dealer, wall=tuple(wall[pos:]), seats=(seats[0], seats[1], seats[2], seats[3]),
-                     turn=dealer)
+                     turn=dealer, drawn=wall[pos - 4])
 
 
 def _seat(ev: dict[str, Any], key: str = "seat") -> int:
@@ -175,6 +178,11 @@ def _void(st: HandState, ev: dict[str, Any]) -> HandState:
         raise IllegalEventError(f"the missing suit is m, p or s, got {suit!r}")
     if st.voids[s] is not None:
         raise IllegalEventError(f"seat {s} already chose")
+    if ev.get("tile") is not None:  # no cards: one tile of the suit face down, the first discard (L348)
+        shown = _tile(ev)
+        if shown.suit != suit or shown not in st.seats[s].concealed:
+            raise IllegalEventError(f"the face-down tile must be a held tile of the missing suit {suit}")
+        st = _set_seat(st, s, replace(st.seats[s], void_tile=shown))
     voids = list(st.voids)
     voids[s] = str(suit)
     st = replace(st, voids=(voids[0], voids[1], voids[2], voids[3]))
@@ -190,7 +198,7 @@ def _draw(st: HandState, ev: dict[str, Any]) -> HandState:
     if not st.wall:
         raise IllegalEventError("the wall is empty")
     t = st.wall[0]
-    seat = st.seats[s]
+    seat = replace(st.seats[s], passed_fan=None)  # drawing ends a passed win (L248)
     return replace(_set_seat(st, s, seat.add(t)), wall=st.wall[1:], phase="turn", drawn=t, after_kong=False,
                    last_discard=None, kong_discard=None)
 
@@ -203,6 +211,9 @@ def _discard(st: HandState, ev: dict[str, Any]) -> HandState:
     seat = st.seats[s]
     if t not in seat.concealed:
         raise IllegalEventError(f"seat {s} does not hold {t.code}")
+    if seat.void_tile is not None and t != seat.void_tile:
+        raise IllegalEventError(f"the face-down 定缺 tile {seat.void_tile.code} must be the first discard (L348)")
+    seat = replace(seat, void_tile=None)
     void = st.voids[s]
     if void and t.suit != void and not seat.pig and any(x.suit == void for x in seat.all_tiles):
         # 主动花猪: the discard stands once it reaches the pool (L776); category 2 + 停和陪打 (L352)
@@ -210,9 +221,43 @@ def _discard(st: HandState, ev: dict[str, Any]) -> HandState:
         seat = replace(seat, pig=True, dead=True)
     if void and t.suit != void:
         seat = replace(seat, discarded_other=True)
-    st = _set_seat(st, s, seat.remove([t]).discard(t))
+    seat = seat.remove([t]).discard(t)
+    if seat.passed_fan is not None and not _can_win_any(seat, st.voids[s]):
+        seat = replace(seat, passed_fan=None)  # after a pong the hand cannot win: no 顺和 (L248 counter-case)
+    st = _set_seat(st, s, seat)
     return replace(st, phase="claim", last_discard=(s, t), drawn=None, after_kong=False,
                    kong_discard=s if st.after_kong else None)
+
+
+def _can_win_any(seat: SeatTiles, void: str | None) -> bool:
+    try:
+        return bool(winning_tiles(hand_of(seat), void))
+    except ValueError:
+        return False
+
+
+def _win_fan(st: HandState, s: int, t: Tile, sit: WinSituation) -> int | None:
+    """The fan seat ``s`` would score winning on ``t`` now, or None."""
+    seat = st.seats[s]
+    if s in st.winners or seat.dead:
+        return None
+    try:
+        return score_win(hand_of(seat), t, sit, void_suit=st.voids[s]).fan
+    except ValueError:
+        return None
+
+
+def _mark_passed(st: HandState, t: Tile, skip: frozenset[int]) -> HandState:
+    """Everyone who could have won on ``t`` and did not call 和 (the discarder included) records the fan (L248)."""
+    sit = WinSituation(self_drawn=False, after_kong=st.kong_discard is not None, last_tile=not st.wall)
+    for s in st.active:
+        if s in skip:
+            continue
+        fan = _win_fan(st, s, t, sit)
+        if fan is not None:
+            seat = st.seats[s]
+            st = _set_seat(st, s, replace(seat, passed_fan=max(fan, seat.passed_fan or 0)))
+    return st
 
 
 def _close_window(st: HandState, ev: dict[str, Any]) -> HandState:
@@ -228,7 +273,9 @@ def _close_window(st: HandState, ev: dict[str, Any]) -> HandState:
                   "加杠 L494" if how is KongType.PROMOTED_TIMELY else "加杠 (not timely) L496")
         return _replacement(st, s)
     assert st.last_discard is not None
-    nxt = st.next_active(st.last_discard[0])
+    d, t = st.last_discard
+    st = _mark_passed(st, t, frozenset())
+    nxt = st.next_active(d)
     if not st.wall:
         return _exhaustive(st)
     return replace(st, phase="draw", turn=nxt, kong_discard=None)
@@ -246,6 +293,8 @@ def _pung(st: HandState, ev: dict[str, Any]) -> HandState:
         raise IllegalEventError(f"no pong on the missing suit {t.suit} (L342)")
     if sum(1 for x in seat.concealed if x.kind == t.kind) < 2:
         raise IllegalEventError(f"seat {s} has no pair of {t.code}")
+    st = _mark_passed(st, t, frozenset())
+    seat = st.seats[s]
     st = _set_seat(st, d, st.seats[d].mark_called())
     st = _set_seat(st, s, seat.meld_from(t, 2, claimed_from=d, owner=s))
     return replace(st, phase="turn", turn=s, last_discard=None, drawn=None, kong_discard=None)
@@ -311,7 +360,8 @@ def _record_win(st: HandState, s: int, t: Tile, discarder: int | None, sit: WinS
     except ValueError as exc:
         raise IllegalEventError(f"seat {s} cannot win on {t.code}: {exc}") from exc
     pay = win_payment(s, score.base, self_drawn=sit.self_drawn, discarder=discarder, active=st.active)
-    rec = WinRecord(s, t, discarder, score.fan, base_points(score.fan), st.win_events + 1)
+    rec = WinRecord(s, t, discarder, score.fan, base_points(score.fan), st.win_events + 1,
+                    tuple((h.fan.en, h.fan.value, h.count) for h in score.fans))
     return _pay(replace(st, won=(*st.won, rec)), "win", pay, f"{'自摸' if sit.self_drawn else '点炮'} {score.fan} fan")
 
 
@@ -331,15 +381,31 @@ def _win(st: HandState, ev: dict[str, Any]) -> HandState:
     if d in order:
         raise IllegalEventError("a player cannot win on their own discard")
     after = st.kong_discard == d
+    haidi = not st.wall
+    sit = WinSituation(self_drawn=False, after_kong=after, robbing_kong=robbing, last_tile=haidi)
+    valid: list[int] = []
+    for s in order:
+        seat = st.seats[s]
+        fan = _win_fan(st, s, t, sit)
+        if fan is not None and seat.passed_fan is not None and fan <= seat.passed_fan:
+            # 顺和: a win on a tile worth no more than one passed since the last draw (L248); treated like
+            # 诈和: category 2 (24) and all the seat's kong money refunded (L782-L784); [DESIGN] the seat may not
+            # win again this hand
+            deltas, kongs = refund_all(s, st.kongs)
+            st = _pay(replace(st, kongs=tuple(kongs), penalties=(*st.penalties, (s, "passed_win", 24))),
+                      "kong_refund", deltas, "顺和 L784")
+            st = _set_seat(st, s, replace(st.seats[s], dead=True))
+            continue
+        st = _record_win(st, s, t, d, sit)
+        valid.append(s)
+    if not valid:
+        return st  # the tile is still open to the other calls
+    order = valid
     if after and st.last_kong is not None and not st.last_kong.refunded:
         # 杠上炮: that kong's money goes back to its payers, not to the winner (L506)
         refund = st.last_kong.refund()
         st = _pay(replace(st, kongs=tuple(refund if k is st.last_kong else k for k in st.kongs)), "kong_refund",
                   st.last_kong.refund_deltas(), "杠上炮 退税 L506")
-    haidi = not st.wall
-    for s in order:
-        sit = WinSituation(self_drawn=False, after_kong=after, robbing_kong=robbing, last_tile=haidi)
-        st = _record_win(st, s, t, d, sit)
     # a robbed kong is invalid (L546): the tile leaves the kong owner's meld; a discard leaves the pond
     owner = st.seats[d]
     st = _set_seat(st, d, owner.unpromote(t) if robbing else owner.mark_called())

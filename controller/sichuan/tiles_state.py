@@ -21,7 +21,9 @@ def relative(owner: int, source: int) -> Relative:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SeatTiles:
     """``pond`` holds (tile, called) in discard order; ``dead`` = 停和陪打; ``pig`` = judged 主动花猪;
-    ``discarded_other`` = has discarded a tile not of the missing suit (for 查花猪, L574)."""
+    ``discarded_other`` = has discarded a tile not of the missing suit (for 查花猪, L574); ``void_tile`` = the
+    face-down tile showing the missing suit, which must be the first discard (L348); ``passed_fan`` = the best
+    fan of a winning tile this seat let pass since its last draw (顺和, L248)."""
 
     concealed: tuple[Tile, ...] = ()
     melds: tuple[Meld, ...] = ()
@@ -29,6 +31,8 @@ class SeatTiles:
     dead: bool = False
     pig: bool = False
     discarded_other: bool = False
+    void_tile: Tile | None = None
+    passed_fan: int | None = None
 
     @property
     def all_tiles(self) -> list[Tile]:

@@ -1,0 +1,101 @@
+"""``mjtable demo``: a full simulated session through the real stack, on a machine without table hardware.
+
+Starts (unless given existing ones) a local mosquitto and the table MCU simulator on a pseudo-terminal
+(``mjtable table-sim`` as a subprocess), the recorder and the referee display server, then runs the real table
+service (``mjtable run``'s :class:`~mjtable.service.runner.TableService`) with the fake GPIO backend and the
+simulated camera, while four seeded bots play through the buttons and the camera (:mod:`mjtable.demo.world`).
+Prints JSON lines of progress and one final ``summary`` line; leaves the journal, recorder database, game
+records (JSON + CSV) and logs in ``./runs/<timestamp>/``.  Re-running with the same ``--run-dir`` resumes the
+session from its journal (what the kill test does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from mjtable.demo.stack import DemoOptions, DemoStack
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", default="mcr-2006", help="mcr-1998 | mcr-2006 | mcr-2017 (default mcr-2006)")
+    parser.add_argument("--seed", type=int, default=1, help="walls and bot choices (dice come from the MCU sim)")
+    parser.add_argument("--hands", type=int, default=None, help="cut the session short after N hands")
+    parser.add_argument("--fast", action="store_true", help="0.2 s wall builds instead of a real table's 60 s")
+    parser.add_argument("--camera", choices=("sim", "direct"), default="sim",
+                        help="sim: rendered frames through the real vision pipeline; direct: the scene's ground "
+                             "truth as vision events (no rendering)")
+    parser.add_argument("--run-dir", type=Path, default=None, help="where records go (default ./runs/<UTC time>);"
+                        " an existing run dir is resumed from its journal")
+    parser.add_argument("--broker", default=None, help="use this broker HOST:PORT instead of starting mosquitto")
+    parser.add_argument("--broker-ws", default=None, help="its websockets URL for the display (ws://HOST:PORT)")
+    parser.add_argument("--mcu-pty", default=None, help="use a running 'mjtable table-sim' on this pty")
+    parser.add_argument("--display-port", type=int, default=0, help="display server port (0: a free one; -1: off)")
+    parser.add_argument("--timer", action="append", default=[], metavar="NAME=SECONDS",
+                        help="override an engine timer, e.g. claim_s=30 (repeatable)")
+    parser.add_argument("--table", default="demo", help="table id")
+
+
+def _timers(items: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise SystemExit(f"--timer {item!r}: use NAME=SECONDS") from None
+        if not sep:
+            raise SystemExit(f"--timer {item!r}: use NAME=SECONDS")
+    return out
+
+
+def emit_line(doc: dict[str, Any]) -> None:
+    """One JSON line of progress on stdout (thread-safe enough: whole lines, flushed)."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    run_dir = args.run_dir or Path("runs") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    opts = DemoOptions(rules=args.rules, seed=args.seed, hands=args.hands, fast=args.fast, camera=args.camera,
+                       run_dir=run_dir.resolve(), broker=args.broker, broker_ws=args.broker_ws, mcu_pty=args.mcu_pty,
+                       display_port=args.display_port, timers=_timers(args.timer), table=args.table)
+    stack = DemoStack(opts, emit_line)
+    try:
+        stack.start()
+    except Exception as exc:  # a missing mosquitto/pty is a clear message, not a traceback
+        emit_line({"event": "error", "error": f"{type(exc).__name__}: {exc}"})
+        stack.close()
+        return 1
+    interrupted = threading.Event()
+
+    async def main() -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        def on_signal() -> None:
+            interrupted.set()
+            stack.stop()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal)
+        return await stack.play()
+
+    try:
+        summary = asyncio.run(main())
+    except Exception as exc:
+        emit_line({"event": "error", "error": f"{type(exc).__name__}: {exc}"})
+        stack.close()
+        return 1
+    with contextlib.suppress(Exception):
+        summary.update(stack.finish())
+    stack.close()
+    summary["interrupted"] = interrupted.is_set()
+    emit_line(summary)
+    return 0 if summary.get("ok") else 1

@@ -51,7 +51,8 @@ function setBadge(id, text, on) {
 
 function connect() {
   if (app.client) { app.client.onclose = () => {}; app.client.close(); }
-  const opts = app.creds ? {username: app.creds.user, password: app.creds.pass} : {};
+  const opts = app.creds ? {username: app.creds.user, password: app.creds.pass}
+    : (app.config.public_user ? {username: app.config.public_user, password: app.config.public_password} : {});
   const c = new MqttWs(app.config.broker_ws, opts);
   app.client = c;
   app.ref = null;
@@ -76,7 +77,7 @@ function connect() {
     setBadge("conn", "broker: " + why, false);
     if (app.creds && /authorized|password/.test(why)) {
       app.creds = null;
-      document.getElementById("command-result").textContent = "login refused: " + why;
+      document.getElementById("login-error").textContent = "login refused: " + why;
       setTimeout(connect, 300);
     }
   };
@@ -238,6 +239,7 @@ function wire() {
     const user = document.getElementById("login-user").value.trim();
     const pass = document.getElementById("login-pass").value;
     if (!user) return;
+    document.getElementById("login-error").textContent = "";
     app.creds = {user, pass}; connect();
   });
   document.getElementById("logout-btn").addEventListener("click", () => { app.creds = null; connect(); });

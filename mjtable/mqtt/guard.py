@@ -5,7 +5,8 @@ events, the spectator mirror) and raises :class:`HiddenInformationError` if it f
 
 * a key that only referee documents have (``concealed``, ``waits``, ``wall``, ``dead_wall``, ``drawn``),
 * a ``referee_state`` schema tag,
-* a concealed kong whose ``tiles`` are not ``null`` (it lies face down), or
+* a concealed kong whose ``tiles`` are not ``null`` (it lies face down) while the hand is running -- once a
+  state document shows the hand's ``result``, the hands are shown and so are the kongs --, or
 * an event whose data names the tile a player drew (``type`` ``draw`` with a non-flower ``tile``).
 
 The publisher calls it on every public message; it is pure and thread-safe.
@@ -27,13 +28,15 @@ class HiddenInformationError(ValueError):
         super().__init__(f"refusing public payload: {reason} at {path}")
 
 
-def check_public(doc: Any, path: str = "$") -> None:
+def check_public(doc: Any, path: str = "$", *, hand_over: bool | None = None) -> None:
     """Raise :class:`HiddenInformationError` if ``doc`` (parsed JSON) holds hidden information."""
+    if hand_over is None:
+        hand_over = isinstance(doc, dict) and "seats" in doc and doc.get("result") is not None
     if isinstance(doc, dict):
         schema = doc.get("schema")
         if isinstance(schema, str) and schema.startswith("mjtable.referee_state"):
             raise HiddenInformationError(path, "a referee state document")
-        if doc.get("type") == "concealed_kong" and doc.get("tiles") is not None:
+        if doc.get("type") == "concealed_kong" and doc.get("tiles") is not None and not hand_over:
             raise HiddenInformationError(path, "the tiles of a face-down concealed kong")
         if doc.get("type") == "draw" and isinstance(doc.get("data"), dict):
             drawn = doc["data"].get("tile")
@@ -42,10 +45,10 @@ def check_public(doc: Any, path: str = "$") -> None:
         for key, value in doc.items():
             if key in FORBIDDEN_KEYS:
                 raise HiddenInformationError(f"{path}.{key}", f"referee-only key {key!r}")
-            check_public(value, f"{path}.{key}")
+            check_public(value, f"{path}.{key}", hand_over=hand_over)
     elif isinstance(doc, list):
         for i, value in enumerate(doc):
-            check_public(value, f"{path}[{i}]")
+            check_public(value, f"{path}[{i}]", hand_over=hand_over)
 
 
 def concealed_tiles_of(referee_state: dict[str, Any]) -> list[list[str]]:

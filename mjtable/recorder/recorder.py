@@ -55,6 +55,7 @@ class Recorder:
         c.on_message = self._on_message
         self._client = c
         self._keepalive_s = keepalive_s
+        self._stopping = False
 
     def start(self) -> Recorder:
         """Connect in the background (paho thread); reconnects on its own."""
@@ -66,6 +67,7 @@ class Recorder:
         return self._connected.wait(timeout_s)
 
     def stop(self) -> None:
+        self._stopping = True
         self._client.disconnect()
         self._client.loop_stop()
 
@@ -81,7 +83,8 @@ class Recorder:
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self._connected.clear()
-        LOGGER.warning("recorder lost the broker (%s); reconnecting", reason)
+        if not self._stopping:
+            LOGGER.warning("recorder lost the broker (%s); reconnecting", reason)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         self.handle(msg.topic, bytes(msg.payload))

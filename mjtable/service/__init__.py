@@ -123,13 +123,15 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
             username=cfg.mqtt.username or None, password=password).start()
     game_id = f"{cfg.table.id}-{int(table.state.session.start_s)}"
     channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id)
-    svc_emit_json: list[Callable[..., None]] = []
-    mqtt = MqttPart(publisher, channel, lambda obj, done: svc_emit_json[0](obj, done), health, inj.clock)
+
+    def emit_json(obj: dict[str, Any], done: Callable[[str | None], None]) -> None:
+        service_ref[0].emit_json(obj, done)
+
+    mqtt = MqttPart(publisher, channel, emit_json, health, inj.clock)
 
     service = TableService(table, mcu=mcu, gpio=gpio, camera=camera, mqtt=mqtt, health=health, notifier=notifier,
                            clock=inj.clock)
     service_ref.append(service)
-    svc_emit_json.append(service.emit_json)
     return service
 
 

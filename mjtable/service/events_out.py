@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.engine import camera
 from controller.engine.effects import Alert, Effect, InfractionEffect
+from controller.engine.errors import Reject
 from controller.engine.events import (
     ButtonPressed,
+    CameraObserved,
     Claim,
     ConcealedKong,
     DeclareWin,
@@ -27,12 +30,23 @@ from controller.engine.events import (
     RefereeCommand,
     TableBuilt,
 )
+from controller.engine.state import GameState
 
 
-def public_event(ev: Event, fx: tuple[Effect, ...]) -> list[tuple[str, dict[str, Any]]]:
-    """``(type, data)`` pairs to publish for one accepted event and its effects."""
+def public_event(ev: Event, fx: tuple[Effect, ...], before: GameState | None = None
+                 ) -> list[tuple[str, dict[str, Any]]]:
+    """``(type, data)`` pairs to publish for one accepted event and its effects.
+
+    A camera observation is published as the action it showed (the engine's own translation of it against
+    ``before``, the state the engine stepped from); an acknowledgement of something already known, an
+    uncertain read or a hand camera's ``hand_seen`` publishes nothing of its own.
+    """
     out: list[tuple[str, dict[str, Any]]] = []
-    if isinstance(ev, Discard | Flower | PromotedKong):
+    if isinstance(ev, CameraObserved):
+        action = _camera_action(ev, before)
+        if action is not None:
+            out.extend(public_event(action, ()))
+    elif isinstance(ev, Discard | Flower | PromotedKong):
         out.append((ev.type, {"seat": ev.seat, "tile": ev.tile}))
     elif isinstance(ev, Claim):
         data: dict[str, Any] = {"seat": ev.seat, "kind": ev.kind}
@@ -63,3 +77,13 @@ def public_event(ev: Event, fx: tuple[Effect, ...]) -> list[tuple[str, dict[str,
             out.append(("infraction", {k: v for k, v in e.infraction.items() if k in
                                        ("id", "seat", "kind", "points", "status", "message", "reason")}))
     return out
+
+
+def _camera_action(ev: CameraObserved, before: GameState | None) -> Event | None:
+    obs = ev.observation
+    if before is None or obs.get("type") not in ("discard", "meld", "concealed_kong", "win_shown"):
+        return None
+    try:
+        return camera.translate(before, obs, ev)
+    except (Reject, ValueError, KeyError, TypeError):
+        return None

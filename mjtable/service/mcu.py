@@ -18,7 +18,8 @@ from typing import Any, Protocol
 from controller.engine.effects import McuCommand
 from controller.engine.events import ButtonPressed, DiceRolled, Event, LinkChanged, McuFault, TableBuilt
 from firmware_bridge import events as mcu_events
-from firmware_bridge.events import BridgeError, BuildFailedError
+from firmware_bridge.commands import NackReason
+from firmware_bridge.events import BridgeError, BuildFailedError, BuildResult, McuNackError
 from firmware_bridge.session import LinkTiming, TableLink
 from firmware_bridge.transport import serial_factory
 from mjtable.service.health import Health
@@ -58,16 +59,19 @@ class McuPart:
         wall_reader: faces of each built wall (None: partial information, ``TableBuilt.tiles`` is None).
         health: where the part's state is reported.
         retry_s: pause between attempts to reach an absent MCU, seconds.
+        link_wait_s: how long a command waits for the link to come up before it becomes an ``McuFault``.
     """
 
     def __init__(self, link_factory: LinkFactory | None, emit: Emit, health: Health, *, retry_s: float = 2.0,
-                 describe: str = "", wall_reader: WallReader | None = None) -> None:
+                 describe: str = "", wall_reader: WallReader | None = None, link_wait_s: float = 15.0) -> None:
         self._factory = link_factory
         self._emit = emit
         self._health = health
         self._retry_s = retry_s
         self._describe = describe
         self._wall_reader = wall_reader
+        self._link_wait_s = link_wait_s
+        self._up = asyncio.Event()
         self.link: TableLink | None = None
         self._jobs: set[asyncio.Task[None]] = set()
 
@@ -82,6 +86,7 @@ class McuPart:
             try:
                 async with link:
                     self.link = link
+                    self._up.set()
                     self._health.set("mcu", "ok")
                     async for ev in link.events():
                         self._forward(ev)
@@ -89,6 +94,7 @@ class McuPart:
                 self._health.set("mcu", f"down: {self._describe or 'table MCU'}: {exc}")
             finally:
                 self.link = None
+                self._up.clear()
             await asyncio.sleep(self._retry_s)
 
     def _forward(self, ev: mcu_events.TableEvent) -> None:
@@ -121,6 +127,9 @@ class McuPart:
         task.add_done_callback(self._jobs.discard)
 
     async def _execute(self, cmd: McuCommand) -> None:
+        if self.link is None and self._factory is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._up.wait(), self._link_wait_s)
         link = self.link
         if link is None:
             self._emit(McuFault, code="no_mcu", message=f"cannot {cmd.name}: the table MCU is not connected")
@@ -134,7 +143,7 @@ class McuPart:
 
     async def _run_command(self, link: TableLink, name: str, args: dict[str, Any]) -> None:
         if name == "shuffle_and_build":
-            result = await link.shuffle_and_build(tile_set=int(args.get("tile_set", 144)))
+            result = await self._build(link, int(args.get("tile_set", 144)))
             with contextlib.suppress(BridgeError):
                 await link.raise_walls()
             faces = self._wall_reader(result.build_id) if self._wall_reader is not None else None
@@ -152,6 +161,22 @@ class McuPart:
             await link.clear_fault()
         else:
             LOGGER.warning("unknown MCU command %s %s ignored", name, args)
+
+    async def _build(self, link: TableLink, tile_set: int) -> BuildResult:
+        """Shuffle and build; a table still busy with a build (ordered before a service restart) is waited for
+        and then asked again, so a resumed service never acts on a half-known wall."""
+        for _ in range(3):
+            try:
+                return await link.shuffle_and_build(tile_set=tile_set)
+            except McuNackError as exc:
+                if exc.reason != NackReason.BUSY:
+                    raise
+                LOGGER.info("table busy with an earlier build: waiting for it, then building again")
+                for _ in range(int(self._link_wait_s / 0.2)):
+                    if (await link.status()).state != "building":
+                        break
+                    await asyncio.sleep(0.2)
+        return await link.shuffle_and_build(tile_set=tile_set)
 
     async def aclose(self) -> None:
         for task in list(self._jobs):

@@ -181,7 +181,7 @@ class TableService:
             self._execute(tuple(fx))
         else:
             self._execute(self.table.startup_effects)
-        self._publish(None, ())
+        self._publish(None, (), None)
         self._arm_tick()
 
     async def _watchdog(self) -> None:
@@ -207,6 +207,7 @@ class TableService:
 
     def _step(self, item: _Inbound) -> None:
         ev = item.event
+        before = self.table.state
         fx = self.table.submit(ev)
         if fx and isinstance(fx[0], Rejected):
             self.stats.rejected += 1
@@ -222,7 +223,7 @@ class TableService:
             if item.on_done is not None:
                 item.on_done(None)
             self._execute(fx)
-            self._publish(ev, fx)
+            self._publish(ev, fx, before)
         self._arm_tick()
         for listener in list(self.listeners):
             listener(ev, self.table.state, fx)
@@ -263,7 +264,7 @@ class TableService:
         self.emit(ClockTick)
 
     # --- publishing ------------------------------------------------------------------------------------
-    def _publish(self, ev: Event | None, fx: tuple[Effect, ...]) -> None:
+    def _publish(self, ev: Event | None, fx: tuple[Effect, ...], before: GameState | None) -> None:
         if self.mqtt is None:
             return
         channel: TableChannel = self.mqtt.channel
@@ -274,7 +275,7 @@ class TableService:
             public = public_view(st, tid)
             channel.publish_timers(public.get("timers", []))
             if ev is not None:
-                for k, (kind, data) in enumerate(public_event(ev, fx)):
+                for k, (kind, data) in enumerate(public_event(ev, fx, before)):
                     channel.publish_event(kind, data, event_id=f"{channel.game_id}:{st.seq}:{k}", ts_s=ev.at_s)
         except Exception:  # a schema/guard refusal must never stop the referee: log it loudly
             LOGGER.exception("publishing state seq %d failed", st.seq)

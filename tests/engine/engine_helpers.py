@@ -96,21 +96,21 @@ class Table:
         ev = SessionStart(id="start", at_s=self.now_s, rules=self.rules, mode=self.mode, **self.options)
         self.state, self.last_fx = start_session(ev)
 
-    def send(self, kind: str, *, dt_s: float = 0.5, **fields: Any) -> tuple[Effect, ...]:
+    def send(self, etype: str, /, *, dt_s: float = 0.5, **fields: Any) -> tuple[Effect, ...]:
         self.n += 1
         self.now_s += dt_s
-        obj = {"type": kind, "id": f"e{self.n}", "at_s": self.now_s, **fields}
+        obj = {"type": etype, "id": f"e{self.n}", "at_s": self.now_s, **fields}
         self.state, self.last_fx = step(self.state, event_from_json(obj))
         return self.last_fx
 
-    def ok(self, kind: str, **fields: Any) -> tuple[Effect, ...]:
-        fx = self.send(kind, **fields)
+    def ok(self, etype: str, /, **fields: Any) -> tuple[Effect, ...]:
+        fx = self.send(etype, **fields)
         assert not (fx and isinstance(fx[0], Rejected)), fx
         return fx
 
-    def rejected(self, kind: str, **fields: Any) -> Rejected:
+    def rejected(self, etype: str, /, **fields: Any) -> Rejected:
         before = self.state
-        fx = self.send(kind, **fields)
+        fx = self.send(etype, **fields)
         assert fx and isinstance(fx[0], Rejected), fx
         assert self.state is before
         return fx[0]

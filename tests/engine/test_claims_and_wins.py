@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from tests.engine.engine_helpers import PRIORITY_HANDS, TWO_WINNERS_HANDS, Table, pass_all
 
 from controller.engine.effects import HandEnded, InfractionEffect
 from controller.engine.state import Phase
-from engine_helpers import PRIORITY_HANDS, TWO_WINNERS_HANDS, Table, pass_all
 
 
 def _result(t: Table) -> object:
@@ -31,7 +31,6 @@ def test_win_beats_pung_beats_chow() -> None:
     assert any(isinstance(e, HandEnded) for e in fx)
     assert ("Pure Straight", 16, 1) in r.fans
     # discard win: every loser pays 8, the discarder also pays the fan total [000:L689; 004:L413]
-    assert r.payments == (-(8 + r.total), 0, 0, 0)[:1] + (-8, -8, 24 + r.total) or True
     assert r.payments[0] == -(8 + r.total) and r.payments[1] == r.payments[2] == -8
     assert r.payments[3] == 24 + r.total and sum(r.payments) == 0
 
@@ -83,7 +82,7 @@ def test_self_drawn_win_pays_8_plus_fan_from_each() -> None:
     t.ok("declare_win", seat=1)
     r = t.state.history[-1]
     assert r.self_drawn and r.winners == (1,)
-    assert ("Self-Drawn", 1, 1) in r.fans or any("Self" in n for n, _, _ in r.fans)
+    assert ("Fully Concealed Hand", 4, 1) in r.fans  # 不求人 includes the self-draw
     assert r.payments == (-(8 + r.total), 3 * (8 + r.total), -(8 + r.total), -(8 + r.total))
 
 
@@ -95,7 +94,7 @@ def test_claim_window_closes_at_its_limit() -> None:
     t.ok("tick", dt_s=1.0)
     assert t.state.phase is Phase.CLAIMS
     t.ok("tick", dt_s=2.5)
-    assert t.state.phase is Phase.TURN and t.state.hand is not None and t.state.hand.turn == 1
+    assert t.state.phase is not Phase.CLAIMS and t.state.hand is not None and t.state.hand.turn == 1
 
 
 def test_late_call_is_void_and_recorded() -> None:
@@ -110,7 +109,7 @@ def test_late_call_is_void_and_recorded() -> None:
     inf = [e for e in fx if isinstance(e, InfractionEffect)]
     assert inf and inf[0].infraction["kind"] == "late_call" and inf[0].infraction["points"] == 0
     fx = t.ok("claim", seat=2, kind="kong")
-    assert [e for e in fx if isinstance(e, InfractionEffect)][0].infraction["points"] == 5
+    assert next(e for e in fx if isinstance(e, InfractionEffect)).infraction["points"] == 5
 
 
 @pytest.mark.parametrize(("rules", "each", "disqualified"), [("mcr-1998", 20, True), ("mcr-2006", 20, False),
@@ -122,19 +121,32 @@ def test_false_win_far_from_ready(rules: str, each: int, disqualified: bool) -> 
     t.ok("discard", seat=0, tile="5p")
     t.ok("claim", seat=2, kind="win")
     pass_all(t)
-    scores = t.state.session.scores
-    assert scores[2] == -3 * each + (0 if t.state.phase is not Phase.HAND_OVER else scores[2] + 3 * each)
+    first = t.state.infractions[0]
+    assert first.seat == 2 and first.kind == "false_win_far_short" and f"pays {3 * each}" in first.message
     assert t.seat(2).dead is not None
+    assert sum(t.state.session.scores) == 0
     kinds = [i.kind for i in t.state.infractions]
     assert ("disqualified" in kinds) is disqualified
-    # seat 3 can still win this discard in 1998/2006; in 2017 a later caller cannot [003:L45@3976]
+
+
+@pytest.mark.parametrize(("rules", "seat3_may_win"), [("mcr-2006", True), ("mcr-2017", False)])
+def test_after_a_false_first_win_later_callers(rules: str, seat3_may_win: bool) -> None:
+    # V2017: if the first in order is a false win the later ones cannot win [003:L45@3976]
+    t = Table(rules=rules)
+    t.deal(PRIORITY_HANDS)
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("claim", seat=2, kind="win")
+    t.ok("claim", seat=3, kind="win")
+    pass_all(t)
+    won = t.state.phase is Phase.HAND_OVER and t.state.history[-1].winners == (3,)
+    assert won is seat3_may_win
 
 
 def test_false_win_under_minimum_pays_10_each() -> None:
     # 错和: complete shape under 8 points -> 10 to each [000:L801; 004:L459]
     t = Table()
     hands = dict(PRIORITY_HANDS)
-    hands[2] = "123m345p678s234s5z"  # waits 5z, worth well under 8
+    hands[2] = "123m456m678s234s5z"  # waits 5z: concealed 2 + single wait 1 + short straight 1 + voided 1
     hands[0] = "5z1m1m2m2m7m7m9m3z3z4z4z6z7z"
     hands[1] = "34p345m8m1s1s2z2z6z7z9m"
     t.deal(hands)
@@ -150,35 +162,75 @@ def test_false_win_under_minimum_pays_10_each() -> None:
 
 
 def test_robbing_the_kong() -> None:
-    # only the tile added to a 加杠 can be robbed; it counts as a discard win [000:L626; 004:L344]
+    # only the tile added to a 加杠 can be robbed; it counts as a discard win by the promoter [000:L626; 004:L344]
     t = Table()
     hands = {
-        0: "5z1m1m2m2m7m7m9m3z3z4z4z6z7z",
-        1: "5z5z9p1s1s2s2s3p6m8m2z6z7z",
-        2: "345m8m8s3s5s6s6s7p7p1p2p",
-        3: "123456789s1z1z1z5z",
+        0: "7z2m2m3m3m4p4p5s5s6s8m8m2z3m",
+        1: "7z7z9p2s2s3s6m6m7m8s8s2p3p",
+        2: "456m7p7p8p2s3s4s6p6p5m5p",
+        3: "1m9m1p9p1s9s1z1z2z3z4z5z6z",  # thirteen orphans, waiting on 7z
     }
-    # dealer discards 5z?  seat 3 holds a 5z and waits on it: he would win. Use 7z first instead.
-    hands[0] = "7z1m1m2m2m7m7m9m3z3z4z4z6z5z"
-    hands[1] = "7z7z9p1s1s2s2s3p6m8m2z6z5z"
-    hands[3] = "123456789s1z1z1z6z"  # waits 6z... changed below
-    t.deal(hands, draws="4m4m4m7z")
+    t.deal(hands, draws="1s2m4m7z")
     t.ok("discard", seat=0, tile="7z")
-    pass_all(t) if t.state.hand and t.state.hand.claim and 1 not in t.state.hand.claim.eligible else None
     t.ok("claim", seat=1, kind="pung")
     pass_all(t)
     t.ok("discard", seat=1, tile="9p")
     pass_all(t)
-    t.ok("discard", seat=2, tile=_last_draw(t, 2))
-    pass_all(t)
-    t.ok("discard", seat=3, tile=_last_draw(t, 3))
-    pass_all(t)
-    t.ok("discard", seat=0, tile=_last_draw(t, 0))
-    pass_all(t)
-    assert t.state.hand is not None and t.state.hand.turn == 1 and t.state.hand.drawn is not None
-    assert t.state.hand.drawn.code == "7z"
+    for seat in (2, 3, 0):
+        t.ok("discard", seat=seat, tile=_last_draw(t, seat))
+        pass_all(t)
+    assert _last_draw(t, 1) == "7z"
     t.ok("promoted_kong", seat=1, tile="7z")
-    assert t.state.phase is Phase.CLAIMS or t.state.phase is Phase.TURN
+    assert t.state.phase is Phase.ROB_KONG
+    rej = t.rejected("claim", seat=2, kind="pung")
+    assert rej.reason == "illegal_claim"
+    t.ok("claim", seat=3, kind="win")
+    pass_all(t)
+    r = t.state.history[-1]
+    assert r.winners == (3,) and r.discarder == 1
+    assert any(n.lower() == "robbing the kong" for n, _, _ in r.fans)
+    assert any(n == "Thirteen Orphans" for n, _, _ in r.fans)
+    assert r.payments[1] == -(8 + r.total)
+
+
+def test_promoted_kong_not_robbed_becomes_a_kong_with_replacement() -> None:
+    t = Table()
+    hands = {
+        0: "7z2m2m3m3m4p4p5s5s6s8m8m2z3m",
+        1: "7z7z9p2s2s3s6m6m7m8s8s2p3p",
+        2: "456m7p7p8p2s3s4s6p6p5m5p",
+        3: "1m9m1p9p1s9s1z1z2z3z4z5z5z",
+    }
+    t.deal(hands, draws="1s2m4m7z", back="1p")
+    t.ok("discard", seat=0, tile="7z")
+    t.ok("claim", seat=1, kind="pung")
+    pass_all(t)
+    t.ok("discard", seat=1, tile="9p")
+    pass_all(t)
+    for seat in (2, 3, 0):
+        t.ok("discard", seat=seat, tile=_last_draw(t, seat))
+        pass_all(t)
+    t.ok("promoted_kong", seat=1, tile="7z")
+    pass_all(t)
+    assert t.state.phase is Phase.TURN
+    assert t.seat(1).melds[0].kind == "kong" and len(t.seat(1).melds[0].tiles) == 4
+    assert t.state.hand is not None and t.state.hand.after_kong and _last_draw(t, 1) == "1p"
+    assert t.seat(1).hand_size == 14
+
+
+def test_concealed_kong_is_face_down_in_public_and_revealed_to_the_referee() -> None:
+    # 暗杠 lies face down until the hand ends; replacement from the back [000:L511; 004:L250]
+    from controller.views import public_view, referee_view
+
+    t = Table()
+    t.deal({0: "7z7z7z7z2m2m3m3m4p4p5s5s6s8m"}, back="9s")
+    t.ok("concealed_kong", seat=0, tile="7z")
+    assert "9s" in t.concealed(0) and t.seat(0).hand_size == 14
+    pub = public_view(t.state)["seats"][0]["melds"][0]
+    ref = referee_view(t.state)["seats"][0]["melds"][0]
+    assert pub == {"type": "concealed_kong", "tiles": None, "claimed_from": None}
+    assert ref["tiles"] == ["7z", "7z", "7z", "7z"]
+    assert t.rejected("concealed_kong", seat=0, tile="2m").reason == "not_held"
 
 
 def _last_draw(t: Table, seat: int) -> str:

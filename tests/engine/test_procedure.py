@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from tests.engine.engine_helpers import Table, pass_all
 
 from controller.engine.effects import McuCommand, SetLed
 from controller.engine.mcr_ruleset import McrRuleset
 from controller.engine.procedure import linear_wall
 from controller.engine.state import Phase
 from mjtable.tiles import Tile, tile
-from engine_helpers import Table
 
 
 @pytest.mark.parametrize(("total", "offset"), [(5, 0), (9, 0), (2, 1), (6, 1), (10, 1), (3, 2), (7, 2), (11, 2),
@@ -46,7 +46,7 @@ def test_deal_gives_dealer_14_others_13_then_dealer_discards() -> None:
 
 
 def _plain_wall() -> tuple[str, ...]:
-    from engine_helpers import stacked_wall
+    from tests.engine.engine_helpers import stacked_wall
 
     return stacked_wall({0: "123456789m12345p", 1: "1112345678999s", 2: "", 3: ""})
 
@@ -71,8 +71,9 @@ def test_draws_from_front_replacements_from_back_top_first() -> None:
     assert t.state.phase is Phase.FLOWERS
     t.ok("flower", seat=0, tile="1f")
     assert "3p" in t.concealed(0) and [x.code for x in t.seat(0).flowers] == ["1f"]
-    assert t.state.phase is Phase.TURN
+    assert t.state.phase is not Phase.FLOWERS
     t.ok("discard", seat=0, tile="5z")
+    pass_all(t)
     assert t.state.hand is not None and t.state.hand.turn == 1
     assert "9p" in t.concealed(1)  # the next front tile
     assert t.state.hand.back == 1 and t.state.hand.front == 54

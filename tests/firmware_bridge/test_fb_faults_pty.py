@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import AsyncIterator
 
 import pytest
-from fb_helpers import FAST, Rig, make_rig, until
+from tests.firmware_bridge.fb_helpers import FAST, EventLog, Rig, make_rig, until
 
 from firmware_bridge.commands import Button, FaultCode, LidPart, NackReason, Severity
 from firmware_bridge.events import (
@@ -22,7 +23,15 @@ from firmware_bridge.events import (
     McuReset,
     McuResetError,
 )
-from firmware_bridge.session import LinkState
+from firmware_bridge.session import LinkState, TableLink
+from firmware_bridge.transport import serial_factory
+
+
+@pytest.fixture
+async def rig() -> AsyncIterator[Rig]:
+    """The simulated MCU on a real pty and a READY ``TableLink`` on pyserial, with an ``EventLog``."""
+    async with make_rig() as r:
+        yield r
 
 
 async def test_happy_hand(rig: Rig) -> None:
@@ -58,6 +67,13 @@ async def test_lost_reply_of_dice_roll_is_settled_by_status_not_by_rolling_again
     dice = await rig.link.roll_dice()
     assert dice == rig.sim.table.dice
     assert rig.sim.executed["ROLL_DICE"] == 1
+
+
+async def test_lost_ack_of_shuffle_is_settled_by_status_and_the_build_completes(rig: Rig) -> None:
+    rig.sim.faults.drop_reply_to = "SHUFFLE_AND_BUILD"
+    result = await rig.link.shuffle_and_build(tile_set=144)
+    assert result.tiles == 144
+    assert rig.sim.executed["SHUFFLE_AND_BUILD"] == 1
 
 
 async def test_delayed_old_request_is_refused_as_stale(rig: Rig) -> None:
@@ -194,3 +210,21 @@ async def test_port_gone_then_back(rig: Rig) -> None:
     await rig.log.wait_for(LinkDown)
     await rig.log.wait_for(LinkUp, count=2)
     assert await rig.link.roll_dice() == rig.sim.table.dice
+
+
+async def test_host_restart_starts_clean_on_a_running_table(rig: Rig) -> None:
+    """The Pi service restarts (new TableLink, seq from 1 again) while the MCU keeps running."""
+    for _ in range(3):
+        await rig.link.roll_dice()
+    rig.sim.press_button(0, Button.CALL)
+    await rig.log.wait_for(ButtonEvent, count=2)
+    await rig.link.aclose()
+    async with TableLink(serial_factory(rig.path), timing=FAST) as fresh:
+        log = EventLog(fresh)
+        assert fresh.boot == rig.sim.boot_counter
+        assert await fresh.roll_dice() == rig.sim.table.dice  # seq 2 < MCU's newest seq: HELLO reset the floor
+        assert rig.sim.executed["ROLL_DICE"] == 4 and rig.sim.stats["stale"] == 0
+        rig.sim.set_lid(LidPart.LID, True)
+        await log.wait_for(LidEvent)
+        assert log.of(ButtonEvent) == []  # events from before this host started are not replayed as new
+        await log.close()

@@ -20,7 +20,7 @@ if getattr(sys.modules.get("hw"), "__file__", "") is None:
         del sys.modules[_name]
 
 import pytest  # noqa: E402
-from fake_pigpiod import FakePigpiod  # noqa: E402
+from tests.hw.fake_pigpiod import FakePigpiod  # noqa: E402
 
 from hw.backend import PinBackend  # noqa: E402
 from hw.fake import FakeBackend, FakeClock  # noqa: E402

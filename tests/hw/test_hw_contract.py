@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import BackendRig, EdgeSink
+from tests.hw.conftest import BackendRig, EdgeSink
 
 from hw.backend import InvalidPinError, PinInUseError, Pull
 from hw.panel import PanelPinout, SeatPinout, TablePanel

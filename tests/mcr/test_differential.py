@@ -116,3 +116,11 @@ def test_agrees_with_pymahjonggb_except_documented_classes(samples: list[Sample]
     assert set(classes) <= {*DOCUMENTED, TIE}
     # the random hands reach most of the fan table (rare 88s are covered by test_fans.py)
     assert len(fan_seen) >= 70, sorted(fan_seen)
+
+
+def test_every_documented_class_is_written_up() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mcr-interpretations.md").read_text(encoding="utf-8")
+    for name in (*DOCUMENTED, TIE):
+        assert f"`{name}`" in doc, name

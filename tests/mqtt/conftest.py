@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from mqtt_helpers import Collector
+from tests.mqtt.mqtt_helpers import Collector
 
 
 @pytest.fixture

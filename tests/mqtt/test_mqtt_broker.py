@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from mqtt_helpers import Collector, sample_public, sample_referee
+from tests.mqtt.mqtt_helpers import Collector, sample_public, sample_referee
 
 from mjtable.broker import LocalMosquitto
 from mjtable.mqtt.acl import parse_roster, render_acl

@@ -20,9 +20,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from mqtt_helpers import Collector
+from tests.mqtt.mqtt_helpers import Collector
 
 from mjtable.broker import LocalMosquitto
 from mjtable.mqtt.acl import parse_roster, render_acl
@@ -102,7 +102,9 @@ def _public_event(obj: dict[str, Any]) -> dict[str, Any]:
     return {"seat": obj.get("seat")} if "seat" in obj else {}
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.generate], derandomize=False)
+@example(seed=46015)  # a concealed kong revealed at the end of the hand
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1))
 def test_no_concealed_tile_on_public_topics_in_simulated_games(seed: int) -> None:
     broker = MemoryBroker()

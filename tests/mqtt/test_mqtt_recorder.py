@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mqtt_helpers import sample_public
+from tests.mqtt.mqtt_helpers import sample_public
 
 from mjtable import schemas
 from mjtable.broker import LocalMosquitto

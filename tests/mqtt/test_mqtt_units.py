@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from mqtt_helpers import sample_public, sample_referee
+from tests.mqtt.mqtt_helpers import sample_public, sample_referee
 
 from mjtable import schemas
 from mjtable.mqtt.acl import RosterEntry, parse_roster, render_acl
@@ -44,6 +44,11 @@ def test_guard_refuses_hidden_information() -> None:
     leaky["seats"][1]["melds"][1]["tiles"] = ["7p"] * 4
     with pytest.raises(HiddenInformationError, match="face-down"):
         check_public(leaky)
+    shown = sample_public()
+    shown["seats"][1]["melds"][1]["tiles"] = ["7p"] * 4
+    shown["result"] = {"kind": "draw", "winners": [], "fans": [], "total": 0, "payments": [0, 0, 0, 0]}
+    check_public(shown)  # at the end of the hand the kong is shown
+    schemas.validate("public_state", shown)
     leaky = sample_public()
     leaky["seats"][2]["concealed"] = ["1m"]
     with pytest.raises(HiddenInformationError, match=r"seats\[2\]\.concealed"):

@@ -114,3 +114,14 @@ def test_three_way_tie_remainder_to_nearest_first_dealer_L449() -> None:
     # 1000 of deposits over three tied firsts: 400/300/300, remainder to the one nearest the first dealer
     f = final_scores([30000, 30000, 30000, 28000], 1, first_dealer=1)
     assert f.raw == (30300, 30400, 30300, 28000)
+
+
+def test_false_win_redeal_option_appendix_B4_L647_L657() -> None:
+    from controller.riichi.settlement import after_false_win
+
+    assert after_false_win("false", 20) == "redeal"  # >= 20 live tiles (L657)
+    assert after_false_win("false", 19) == "play_on"  # fewer: play the hand out (L659)
+    assert after_false_win("empty", 5) == "play_on"  # default "threshold"
+    assert after_false_win("empty", 5, RiichiOptions(redeal_on_empty_win="always")) == "redeal"  # L647
+    with pytest.raises(ValueError):
+        after_false_win("bogus", 5)

@@ -64,17 +64,14 @@ def test_check_win_and_payments() -> None:
     assert not bad.ok and bad.false_win is FalseWinKind.WRONG_TILE
 
 
-def test_void_suit_from_situation_field() -> None:
-    class VoidSituation:
-        def __init__(self) -> None:
-            self.__dict__.update(vars_of(sit()))
-            self.void_suit = "p"
-
-    def vars_of(s: WinSituation) -> dict[str, object]:
-        return {k: getattr(s, k) for k in s.__slots__}
-
-    check = RULESET.check_win(parse_hand("123m456m789m11p23p"), VoidSituation())  # type: ignore[arg-type]
+def test_void_suit_and_active_seats_from_the_situation() -> None:
+    check = RULESET.check_win(parse_hand("123m456m789m11p23p"), sit(void_suit="p"))
     assert not check.ok and "missing suit" in check.reason
+    hand = parse_hand("123m456m789m11p23p")
+    tsumo = sit(self_drawn=True, discarder=None, active=(0, 1, 3))  # seat 2 already won: it does not pay
+    assert RULESET.payments(RULESET.check_win(hand, tsumo), tsumo) == (4, -2, 0, -2)
+    kong = sit(after_kong_discard=True)  # 杠上炮 (L545)
+    assert RULESET.check_win(hand, kong).fans == (("Win on Discard after Kong", 1, 1),)
 
 
 def test_active_pig_discard_check_L352() -> None:
@@ -86,3 +83,9 @@ def test_active_pig_discard_check_L352() -> None:
 
 def test_ranking_points() -> None:
     assert RULESET.ranking_points([3, 1, -2, -2]) == (4.0, 3.0, 1.5, 1.5)
+
+
+def test_one_throw_break_point_and_draw_timing_L318_L332_L430() -> None:
+    assert RULESET.break_point(0, (2, 5)) == (2, 2)  # 7 -> opposite wall, smaller die 2
+    assert RULESET.break_point(1, (6, 6)) == (0, 6)  # 12 -> the dealer's 上家
+    assert RULESET.draw_within_s == 3.0

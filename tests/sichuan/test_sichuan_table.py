@@ -124,3 +124,84 @@ def test_simulated_sessions_conserve_tiles_zero_sum_and_replay(seed: int) -> Non
 def test_bench_figures() -> None:
     out = bench_ruleset(hands=5)
     assert out["hands"] == 5 and out["hands_per_s"] > 0
+
+
+def test_face_down_void_tile_must_be_the_first_discard_L348() -> None:
+    st = new_hand(0, wall_for(HANDS))
+    with pytest.raises(IllegalEventError, match="face-down"):
+        apply(st, {"type": "void", "seat": 0, "suit": "m", "tile": "5p"})
+    st = run(st, {"type": "void", "seat": 0, "suit": "m", "tile": "3m"}, *voids("s", "s", "s", "s")[1:])
+    with pytest.raises(IllegalEventError, match="first discard"):
+        apply(st, {"type": "discard", "seat": 0, "tile": "2m"})
+    st = run(st, {"type": "discard", "seat": 0, "tile": "3m"})
+    assert st.penalties == ()
+
+
+def test_dealer_may_self_draw_the_dealt_hand() -> None:
+    # dealer 14 tiles complete: 123 456 789m 111p 99p
+    st = new_hand(0, wall_for(["123456789m11199p", *HANDS[1:]]))
+    st = run(st, *voids("s", "s", "s", "s"), {"type": "tsumo", "seat": 0})
+    assert st.won[0].seat == 0 and st.totals() == (6, -2, -2, -2)
+
+
+def test_passed_win_then_win_on_a_lesser_tile_is_shunhe_L248() -> None:
+    # seat 2 waits on 1m/4m; the dealer throws 4m, seat 2 does not call 和 and seat 3 pongs it; before seat 2
+    # draws again seat 3 throws 1m, worth no more fan: winning on it is 顺和 (category 2, kong money refunded)
+    hands = ["2345678m111999p5p", "123m6789m9m555p22p", "23m456m789m33p234p", "1m44m678m777p666p8p"]
+    st = new_hand(0, wall_for(hands))
+    st = run(st, *voids("s", "s", "s", "s"), {"type": "discard", "seat": 0, "tile": "4m"},
+             {"type": "pung", "seat": 3})
+    assert st.seats[2].passed_fan == 0
+    st = run(st, {"type": "discard", "seat": 3, "tile": "1m"}, {"type": "win", "seats": [2]})
+    assert st.penalties == ((2, "passed_win", 24),) and st.won == ()
+    assert st.seats[2].dead and st.phase == "claim"
+
+
+def test_concealed_kong_money_and_win_on_replacement_L502_L544() -> None:
+    hands = ["1111m234567m99p34p", "2468m2468p2468s9s", "3579m3579p3579s8s", "2468m1357p1357s9m"]
+    st = new_hand(0, wall_for(hands, draws="5p"))
+    st = run(st, *voids("s", "m", "p", "m"), {"type": "kong", "seat": 0, "tile": "1m", "kind": "concealed"})
+    assert st.totals() == (6, -2, -2, -2)  # 暗杠: 2 from each player still in
+    st = run(st, {"type": "tsumo", "seat": 0})
+    # 杠 1 + 杠上花 1 = 2 fan -> base 4; a self-draw: 4 + 1 from each (L520, L544)
+    assert (st.won[0].fan, st.won[0].base) == (2, 4)
+    assert st.totals() == (21, -7, -7, -7)
+
+
+def test_robbing_a_timely_promoted_kong_L494_L546() -> None:
+    hands = ["2345678m111999p5p", "1234m6789m55p22p7p", "123m456m789m33p46p", "45m678m777p888p99s"]
+    st = new_hand(0, wall_for(hands, draws="9s1s2s5p"))
+    st = run(st, *voids("s", "s", "s", "s"), {"type": "discard", "seat": 0, "tile": "5p"},
+             {"type": "pung", "seat": 1}, {"type": "discard", "seat": 1, "tile": "7p"}, {"type": "pass"},
+             {"type": "draw", "seat": 2}, {"type": "discard", "seat": 2, "tile": "9s"}, {"type": "pass"},
+             {"type": "draw", "seat": 3}, {"type": "discard", "seat": 3, "tile": "9s"}, {"type": "pass"},
+             {"type": "draw", "seat": 0}, {"type": "discard", "seat": 0, "tile": "2s"}, {"type": "pass"},
+             {"type": "draw", "seat": 1}, {"type": "kong", "seat": 1, "tile": "5p", "kind": "promoted"})
+    assert st.phase == "rob"
+    st = run(st, {"type": "win", "seats": [2]})
+    assert [(w.seat, w.fan, w.discarder) for w in st.won] == [(2, 1, 1)]  # 抢杠 1 fan, paid as the discarder
+    assert st.totals() == (0, -2, 2, 0)  # the robbed kong earns nothing
+    assert [m.kind.value for m in st.seats[1].melds] == ["pung"]  # and is invalid (L546)
+
+
+def test_timely_promoted_kong_is_paid_when_nobody_robs_L494() -> None:
+    hands = ["2345678m111999p5p", "1234m6789m55p22p7p", "123m456m789m33p46p", "45m678m777p888p99s"]
+    st = new_hand(0, wall_for(hands, draws="9s1s2s5p"))
+    st = run(st, *voids("s", "s", "s", "s"), {"type": "discard", "seat": 0, "tile": "5p"},
+             {"type": "pung", "seat": 1}, {"type": "discard", "seat": 1, "tile": "7p"}, {"type": "pass"},
+             {"type": "draw", "seat": 2}, {"type": "discard", "seat": 2, "tile": "9s"}, {"type": "pass"},
+             {"type": "draw", "seat": 3}, {"type": "discard", "seat": 3, "tile": "9s"}, {"type": "pass"},
+             {"type": "draw", "seat": 0}, {"type": "discard", "seat": 0, "tile": "2s"}, {"type": "pass"},
+             {"type": "draw", "seat": 1}, {"type": "kong", "seat": 1, "tile": "5p", "kind": "promoted"},
+             {"type": "pass"})
+    assert st.totals() == (-1, 3, -1, -1)  # 及时雨: 1 from each player still in
+    assert st.turn == 1 and st.after_kong  # replacement drawn
+
+
+def test_session_by_time_finishes_the_running_hand_L290() -> None:
+    res = play_session(4, session_s=35 * 60, seconds_per_event=4.0, check=False)
+    per_hand = [4.0 * len(h.events) for h in res.hands]
+    assert sum(per_hand[:-1]) < 35 * 60 <= sum(per_hand)  # time ran out during the last hand, which finished
+    assert res.elapsed_s == sum(per_hand)
+    with pytest.raises(ValueError, match="35-80"):
+        play_session(4, session_s=20 * 60)

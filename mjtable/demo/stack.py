@@ -1,0 +1,271 @@
+"""Start, run and tear down everything ``mjtable demo`` needs (see :mod:`mjtable.demo`).
+
+``start`` (blocking, main thread): broker, MCU simulator subprocess, recorder, display server.  ``play``
+(the asyncio loop): the table service plus the bot world until the session is over and the recorder holds
+the game end.  ``finish``: export the records.  ``close``: stop everything this object started, idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.engine.effects import Effect, HandEnded, SessionEnded
+from controller.engine.events import Event
+from controller.engine.state import GameState, Phase
+from hw.fake import FakeBackend, WallClock
+from mjtable.broker import LocalMosquitto
+from mjtable.config import Config, parse_config
+from mjtable.demo.camera import DirectCamera
+from mjtable.demo.world import DemoWorld
+from mjtable.recorder.recorder import Recorder
+from mjtable.recorder.store import SqlEventStore
+from mjtable.service import Injected, build_service
+from mjtable.service.logs import JsonLineFormatter
+from mjtable.service.notify import RecordingNotifier
+from mjtable.service.runner import TableService
+
+LOGGER = logging.getLogger(__name__)
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class DemoOptions:
+    rules: str = "mcr-2006"
+    seed: int = 1
+    hands: int | None = None
+    fast: bool = True
+    camera: str = "direct"
+    run_dir: Path = Path("runs/demo")
+    broker: str | None = None
+    broker_ws: str | None = None
+    mcu_pty: str | None = None
+    display_port: int = -1
+    timers: dict[str, float] = field(default_factory=dict)
+    table: str = "demo"
+    recorder: bool = True
+    end_wait_s: float = 20.0
+
+
+class DemoStack:
+    """Everything of one demo run.  ``emit`` receives the progress lines."""
+
+    def __init__(self, opts: DemoOptions, emit: Emit) -> None:
+        self.opts = opts
+        self.emit = emit
+        self.broker: LocalMosquitto | None = None
+        self.host = "127.0.0.1"
+        self.port = 0
+        self.ws_url: str | None = opts.broker_ws
+        self.mcu_proc: subprocess.Popen[bytes] | None = None
+        self.pty = opts.mcu_pty
+        self.store: SqlEventStore | None = None
+        self.recorder: Recorder | None = None
+        self.display: Any = None
+        self.service: TableService | None = None
+        self.world: DemoWorld | None = None
+        self.gpio = FakeBackend(WallClock())
+        self.camera = DirectCamera()
+        self.cfg: Config | None = None
+        self._log_handler: logging.Handler | None = None
+        self._t0 = time.monotonic()
+        self.hand_lines: list[dict[str, Any]] = []
+
+    # --- start ------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        o = self.opts
+        o.run_dir.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(o.run_dir / "service.log.jsonl")
+        handler.setFormatter(JsonLineFormatter())
+        logging.getLogger().addHandler(handler)
+        logging.getLogger().setLevel(logging.INFO)
+        self._log_handler = handler
+        if o.broker is None:
+            self.broker = LocalMosquitto(workdir=o.run_dir / "mosquitto").start()
+            self.port = self.broker.port
+            self.ws_url = f"ws://127.0.0.1:{self.broker.ws_port}"
+        else:
+            host, _, port = o.broker.rpartition(":")
+            self.host, self.port = host or "127.0.0.1", int(port)
+        if self.pty is None:
+            self._start_mcu_sim()
+        if o.recorder:
+            self.store = SqlEventStore(f"sqlite:///{o.run_dir / 'recorder.sqlite'}")
+            self.recorder = Recorder(self.store, self.host, self.port, client_id=f"mjtable-demo-rec-{o.table}").start()
+        if o.display_port >= 0 and self.ws_url is not None:
+            self._start_display()
+        self.emit({"event": "started", "run_dir": str(o.run_dir), "broker": f"{self.host}:{self.port}",
+                   "mcu_pty": self.pty, "rules": o.rules, "seed": o.seed, "camera": o.camera,
+                   "resumed": (o.run_dir / f"{o.table}.journal.jsonl").exists()})
+
+    def _start_mcu_sim(self) -> None:
+        cmd = [sys.executable, "-m", "mjtable.cli", "table-sim", "--seed", str(self.opts.seed)]
+        if self.opts.fast:
+            cmd.append("--fast")
+        self.mcu_proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=open(self.opts.run_dir / "table-sim.log", "ab"))  # noqa: SIM115
+        assert self.mcu_proc.stdout is not None
+        line = self.mcu_proc.stdout.readline()
+        try:
+            self.pty = str(json.loads(line)["pty"])
+        except (ValueError, KeyError) as exc:
+            raise RuntimeError(f"mjtable table-sim did not announce its pty (got {line[:200]!r})") from exc
+
+    def _start_display(self) -> None:
+        from mjtable.cli_display import make_server
+
+        assert self.ws_url is not None
+        server = make_server("127.0.0.1", self.opts.display_port, self.ws_url, table=self.opts.table)
+        threading.Thread(target=server.serve_forever, name="demo.display", daemon=True).start()
+        self.display = server
+        port = int(server.server_address[1])
+        self.emit({"event": "display", "url": f"http://127.0.0.1:{port}/?table={self.opts.table}",
+                   "broker_ws": self.ws_url})
+
+    # --- play -------------------------------------------------------------------------------------------
+    def config(self) -> Config:
+        o = self.opts
+        doc: dict[str, Any] = {
+            "table": {"id": o.table, "rules": o.rules, "data_dir": str(o.run_dir), "information": "full",
+                      "players": ["Bot East", "Bot South", "Bot West", "Bot North"], "timers": o.timers},
+            "serial": {"port": self.pty or ""},
+            "camera": {"source": "sim"},
+            "mqtt": {"host": self.host, "port": self.port},
+            "gpio": {"backend": "fake", "bounce_s": 0.005},
+            "service": {"display_port": 0},
+        }
+        if o.hands is not None:
+            doc["table"]["hands"] = o.hands
+        return parse_config(doc, str(o.run_dir / "demo.toml"))
+
+    async def play(self) -> dict[str, Any]:
+        cfg = self.cfg = self.config()
+        world_ref: list[DemoWorld] = []
+
+        def wall_reader(build_id: int) -> tuple[str, ...]:
+            return world_ref[0].wall_reader(build_id)
+
+        inj = Injected(notifier=RecordingNotifier(), wall_reader=wall_reader, gpio_backend=self.gpio,
+                       observations=self.camera.open)
+        service = self.service = build_service(cfg, inj)
+        world = DemoWorld(service, seed=self.opts.seed, gpio=self.gpio, pinout=cfg.gpio.pinout, camera=self.camera)
+        world_ref.append(world)
+        self.world = world
+        service.listeners.append(self._on_step)
+        run_task = asyncio.create_task(service.run(), name="demo.service")
+        await service.ready.wait()
+        self.emit({"event": "service_ready", "ready_s": round(service.stats.ready_s or 0.0, 3),
+                   "resumed_at_seq": service.state.seq if service.table.resumed else None,
+                   "health": dict(service.health.parts)})
+        world_task = asyncio.create_task(world.run(), name="demo.world")
+        done, _ = await asyncio.wait({run_task, world_task}, return_when=asyncio.FIRST_COMPLETED)
+        if world_task in done:
+            world_task.result()
+            await self._wait_recorded(service)
+        service.stop()
+        world_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await world_task
+        await run_task
+        return self._summary(service)
+
+    def stop(self) -> None:
+        """SIGINT/SIGTERM: stop the service (the journal keeps the session for a resume)."""
+        if self.service is not None:
+            self.service.stop()
+
+    def _on_step(self, ev: Event, st: GameState, fx: tuple[Effect, ...]) -> None:
+        for e in fx:
+            if isinstance(e, HandEnded):
+                r = e.result
+                line = {"event": "hand", "hand": len(st.history), "kind": r.get("kind"), "winners": r.get("winners"),
+                        "total": r.get("total"), "fans": [f["name"] for f in r.get("fans", [])],
+                        "scores": list(st.session.scores), "t_s": round(time.monotonic() - self._t0, 2)}
+                self.hand_lines.append(line)
+                self.emit(line)
+            elif isinstance(e, SessionEnded):
+                self.emit({"event": "session_end", "scores": e.scores, "ranking_points": e.ranking_points})
+
+    async def _wait_recorded(self, service: TableService) -> None:
+        """Give the recorder time to store the game end (it comes through the broker)."""
+        if self.store is None:
+            return
+        deadline = time.monotonic() + self.opts.end_wait_s
+        while time.monotonic() < deadline:
+            events = await asyncio.to_thread(self.store.events, self.opts.table)
+            if any(e.get("type") == "game_end" for e in events):
+                return
+            await asyncio.sleep(0.2)
+        LOGGER.warning("the recorder did not receive the game end within %.0f s", self.opts.end_wait_s)
+
+    def _summary(self, service: TableService) -> dict[str, Any]:
+        st = service.state
+        sess = st.session
+        w = self.world
+        return {
+            "event": "summary", "ok": st.phase is Phase.SESSION_OVER, "rules": st.config.rules,
+            "seed": self.opts.seed, "hands": len(st.history), "wins": sess.wins, "draws": sess.draws,
+            "scores": list(sess.scores), "penalties": list(sess.penalties), "players": list(sess.players),
+            "events_accepted": service.stats.accepted, "events_rejected": service.stats.rejected,
+            "rejections": service.stats.rejections, "camera_events": w.stats.camera if w else 0,
+            "button_presses": w.stats.buttons if w else 0, "operator_entries": w.stats.operator if w else 0,
+            "stalls": w.stats.stalls if w else 0, "health": dict(service.health.parts),
+            "seconds": round(time.monotonic() - self._t0, 2),
+            "journal": str(self.opts.run_dir / f"{self.opts.table}.journal.jsonl"),
+        }
+
+    # --- after ------------------------------------------------------------------------------------------
+    def finish(self) -> dict[str, Any]:
+        """Export game records and score sheets from the recorder database into ``<run_dir>/records``."""
+        if self.store is None:
+            return {}
+        from mjtable.recorder.cli import export
+
+        out = export(self.store, self.opts.run_dir / "records")
+        return {"records": out.get("dir"), "games_recorded": out.get("games"),
+                "recorded_events": len(self.store.events(self.opts.table))}
+
+    def close(self) -> None:
+        if self.service is not None and self.service.mqtt is not None:
+            with contextlib.suppress(Exception):
+                self.service.mqtt.publisher.close()
+        if self.service is not None:
+            with contextlib.suppress(Exception):
+                self.service.table.close()
+        if self.display is not None:
+            self.display.shutdown()
+            self.display = None
+        if self.recorder is not None:
+            self.recorder.stop()
+            self.recorder = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        if self.mcu_proc is not None:
+            self.mcu_proc.terminate()
+            try:
+                self.mcu_proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.mcu_proc.kill()
+                self.mcu_proc.wait(5)
+            for stream in (self.mcu_proc.stdin, self.mcu_proc.stdout):
+                if stream is not None:
+                    stream.close()
+            self.mcu_proc = None
+        if self.broker is not None:
+            self.broker.close()
+            self.broker = None
+        if self._log_handler is not None:
+            logging.getLogger().removeHandler(self._log_handler)
+            self._log_handler.close()
+            self._log_handler = None

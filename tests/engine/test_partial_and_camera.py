@@ -1,0 +1,120 @@
+"""Partial information (overhead camera only) and camera observations checked against the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.engine.engine_helpers import Table, pass_all
+
+from controller.engine.effects import Alert
+from controller.engine.state import Phase
+
+
+def _partial() -> Table:
+    t = Table(mode="partial")
+    t.ok("table_built", tiles=None, dice=[[3, 4], [2, 5]])
+    for seat in range(4):  # nobody knows the hands: each player says "过" for the initial flowers
+        t.ok("button", seat=seat, button="ready")
+    assert t.state.phase is Phase.TURN
+    return t
+
+
+def _obs(kind: str, seat: int, tiles: list[str], conf: float = 0.97, **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "seat": seat, "tiles": tiles, "claimed_from": None, "position": extra.get("position", -1),
+            "confidence": conf, "frame_id": 1}
+
+
+def test_partial_tracks_sizes_and_accepts_unknown_discards() -> None:
+    t = _partial()
+    assert [t.seat(s).hand_size for s in range(4)] == [14, 13, 13, 13]
+    assert t.seat(0).known == () and t.seat(0).unknown == 14
+    t.ok("discard", seat=0, tile="5p")
+    pass_all(t)
+    assert t.state.hand is not None and t.state.hand.turn == 1 and t.seat(1).unknown == 14
+
+
+def test_partial_rejects_a_fifth_copy() -> None:
+    t = _partial()
+    for seat in (0, 1, 2, 3):
+        t.ok("discard", seat=seat, tile="7z")
+        pass_all(t)
+    assert t.rejected("discard", seat=0, tile="7z").reason == "impossible_tile"
+
+
+def test_confident_camera_discard_is_applied() -> None:
+    t = _partial()
+    t.ok("camera", observation=_obs("discard", 0, ["9s"], position=0))
+    assert t.seat(0).pond[-1].tile.code == "9s"
+    # the same observation again (next frame) is acknowledged, not applied twice
+    t.ok("camera", observation=_obs("discard", 0, ["9s"], position=0))
+    assert len(t.seat(0).pond) == 1
+
+
+def test_uncertain_and_low_confidence_become_alerts_then_referee_confirms() -> None:
+    t = _partial()
+    fx = t.ok("camera", observation=_obs("discard", 0, ["9s"], conf=0.4))
+    alert = next(e for e in fx if isinstance(e, Alert))
+    assert alert.kind == "camera_uncertain" and t.seat(0).pond == ()
+    t.ok("camera", observation=_obs("uncertain", 0, []))
+    assert t.state.alerts[-1].kind == "camera_uncertain"
+    t.ok("referee", command="confirm", alert_id=alert.id)
+    assert t.seat(0).pond[-1].tile.code == "9s"
+    assert not t.state.alerts[0].open
+
+
+def test_camera_mismatch_is_an_alert_and_changes_nothing_else() -> None:
+    t = _partial()
+    before = t.state.hand
+    fx = t.ok("camera", observation=_obs("discard", 2, ["1m"]))  # seat 2 is not on turn
+    assert [e.kind for e in fx if isinstance(e, Alert)] == ["camera_mismatch"]
+    assert t.state.hand == before
+
+
+def test_camera_meld_becomes_a_claim() -> None:
+    t = _partial()
+    t.ok("discard", seat=0, tile="3p")
+    t.ok("camera", observation=_obs("meld", 1, ["3p", "4p", "5p"]))
+    pass_all(t)
+    assert t.seat(1).melds[0].kind == "chow" and t.seat(1).melds[0].claimed_from == 0
+    assert t.seat(1).hand_size == 14 and t.seat(1).unknown == 11
+
+
+def test_hand_seen_turns_full_information_on_for_that_seat() -> None:
+    t = _partial()
+    bad = _obs("hand_seen", 1, ["1m"] * 3)
+    fx = t.ok("camera", observation=bad)
+    assert [e.kind for e in fx if isinstance(e, Alert)] == ["camera_mismatch"]
+    hand = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "4p", "6p", "2z", "2z"]
+    t.ok("camera", observation=_obs("hand_seen", 1, hand))
+    assert t.seat(1).fully_known and len(t.seat(1).known) == 13
+    from controller.views import public_view, referee_view
+
+    pub = public_view(t.state)
+    assert "concealed" not in pub["seats"][1]
+    ref = referee_view(t.state)
+    assert ref["seats"][1]["concealed"] == hand and ref["seats"][0]["concealed"] is None
+    assert {w["tile"] for w in ref["seats"][1]["waits"]} == {"5p"}
+
+
+def test_partial_win_is_checked_when_laid_down() -> None:
+    t = _partial()
+    t.ok("discard", seat=0, tile="5p")
+    shown = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "4p", "6p", "2z", "2z", "5p"]
+    t.ok("camera", observation=_obs("win_shown", 1, shown))
+    pass_all(t)
+    r = t.state.history[-1]
+    assert r.winners == (1,) and r.discarder == 0 and ("Pure Straight", 16, 1) in r.fans
+
+
+def test_partial_win_with_a_wrong_count_is_rejected() -> None:
+    t = _partial()
+    t.ok("discard", seat=0, tile="5p")
+    assert t.rejected("claim", seat=1, kind="win", tiles=["1m", "2m"]).reason == "bad_hand"
+
+
+def test_mcu_fault_pauses_and_link_down_alerts() -> None:
+    t = _partial()
+    fx = t.ok("mcu_fault", code="JAM", message="wall lift jammed")
+    assert t.state.paused and any(isinstance(e, Alert) and e.kind == "mcu_fault" for e in fx)
+    fx = t.ok("link_changed", up=False)
+    assert not t.state.link_up and t.state.alerts[-1].kind == "link_down"

@@ -1,0 +1,70 @@
+"""Views: the public view never holds a concealed tile; both views validate against area 7's schemas."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from controller.engine.simulate import SimRun
+from controller.engine.state import GameState
+from controller.engine.step import step
+from controller.views import public_view, referee_view
+
+
+def _states(seed: int, hands: int) -> list[GameState]:
+    run = SimRun(seed=seed, hands_total=hands)
+    state = run.start()
+    out = [state]
+    while (ev := run.next_event(state)) is not None:
+        state, _ = step(state, ev)
+        out.append(state)
+    return out
+
+
+def _strings(obj: Any) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for k, v in obj.items() for s in (*_strings(k), *_strings(v))]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _strings(v)]
+    return []
+
+
+def test_public_view_never_shows_a_concealed_tile() -> None:
+    for state in _states(seed=4, hands=2)[::3]:
+        view = public_view(state)
+        json.dumps(view)
+        hand = state.hand
+        for seat in view["seats"]:
+            assert "concealed" not in seat and "waits" not in seat
+        if hand is None or hand.result is not None:
+            continue
+        # count every tile code the public view shows: it must equal the visible tiles, nothing more
+        shown = [s for s in _strings(view["seats"]) if len(s) == 2 and s[0].isdigit() and s[1] in "mpszf"]
+        visible = sum(len(s.pond) + len(s.flowers) + sum(len(m.tiles) for m in s.melds if m.kind != "concealed_kong")
+                      for s in hand.seats)
+        assert len(shown) == visible
+        assert "drawn" not in json.dumps(view)
+
+
+def test_referee_view_adds_concealed_and_waits() -> None:
+    states = _states(seed=4, hands=1)
+    mid = states[len(states) // 2]
+    view = referee_view(mid)
+    assert view["schema"] == "mjtable.referee_state/1"
+    hand = mid.hand
+    assert hand is not None
+    for seat in view["seats"]:
+        assert seat["concealed"] == [t.code for t in hand.seats[seat["seat"]].known]
+        assert isinstance(seat["waits"], list)
+
+
+@pytest.mark.parametrize("name", ["public_state", "referee_state"])
+def test_views_match_area7_schemas(name: str) -> None:
+    schemas = pytest.importorskip("mjtable.schemas")
+    for state in _states(seed=6, hands=2)[::7]:
+        view = public_view(state) if name == "public_state" else referee_view(state, with_waits=False)
+        schemas.validate(name, view)

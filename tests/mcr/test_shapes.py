@@ -1,0 +1,63 @@
+"""Shape helpers against brute force: the suit-by-suit wait counter and completeness test."""
+
+from __future__ import annotations
+
+import random
+
+from controller.mcr import FanId, WinContext, score_hand, shapes
+from controller.mcr.profiles import get_profile, variant
+from mjtable.tiles import parse_hand, tile
+
+
+def _brute_waits(c13: tuple[int, ...], seven_pairs: bool, allow_fifth: bool) -> int:
+    n = 0
+    c = list(c13)
+    for t in range(34):
+        if c[t] >= 4 and not allow_fifth:
+            continue
+        c[t] += 1
+        key = tuple(c)
+        if shapes.divisions(key) or (seven_pairs and shapes.is_seven_pairs(key)):
+            n += 1
+        c[t] -= 1
+    return min(n, 2)
+
+
+def test_wait_count_matches_brute_force_on_random_hands() -> None:
+    rng = random.Random(11)
+    for _ in range(3000):
+        size = rng.choice((1, 4, 7, 10, 13))
+        pool = list(range(rng.choice((9, 18, 27, 34)))) if rng.random() < 0.7 else list(range(34))
+        c = [0] * 34
+        while sum(c) < size:
+            t = rng.choice(pool)
+            if c[t] < 4:
+                c[t] += 1
+        key = tuple(c)
+        for sp in (False, size == 13):
+            for af in (False, True):
+                assert shapes.wait_count(key, sp, af) == _brute_waits(key, sp, af), (key, sp, af)
+
+
+def test_is_regular_matches_divisions() -> None:
+    rng = random.Random(12)
+    for _ in range(3000):
+        c = [0] * 34
+        while sum(c) < 14:
+            t = rng.randrange(27) if rng.random() < 0.9 else rng.randrange(34)
+            if c[t] < 4:
+                c[t] += 1
+        key = tuple(c)
+        assert shapes.is_regular(key) == bool(shapes.divisions(key))
+
+
+def test_variant_switches_and_new_pairs_option() -> None:
+    hand = parse_hand("1155m2288p3399s1z")
+    ctx = WinContext(tile("1z"), True, tile("1z"), tile("1z"))
+    gb_like = variant(get_profile("mcr-2006"), special_self_drawn=FanId.SELF_DRAWN)
+    assert "Self-Drawn" in {f.name for f in score_hand(hand, ctx, gb_like).fans}
+    honors = parse_hand("1122334455667z")
+    win = WinContext(tile("7z"), False, tile("1z"), tile("1z"))
+    replaced = {f.name for f in score_hand(honors, win, "mcr-2017").fans}
+    stacked = {f.name for f in score_hand(honors, win, get_profile("mcr-2017", new_pairs_stack=True)).fans}
+    assert "Seven Pairs" not in replaced and {"Seven Pairs", "All Honors"} <= stacked
