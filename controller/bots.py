@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from controller.engine.claims import chow_options
 from controller.engine.events import Event, event_from_json
+from controller.engine.ext import ext_of
 from controller.engine.query import ruleset_of, scoring_hand
 from controller.engine.ruleset import ClaimKind
 from controller.engine.shanten import is_complete, maybe_knitted, shanten
@@ -66,6 +67,11 @@ class Bot:
 
     def decide(self, state: GameState) -> Action | None:
         """The bot's action now, or None if it has nothing to do."""
+        # area 3b: the rules extension may adjust it (Sichuan 定缺 and void-first discards, riichi declarations)
+        return ext_of(state).bot_action(self, state, self._generic(state))
+
+    def _generic(self, state: GameState) -> Action | None:
+        """The generic (MCR-minded) decision."""
         hand = state.hand
         if hand is None or state.paused:
             return None
@@ -75,6 +81,8 @@ class Bot:
             if fl is not None:
                 return Action("flower", (("tile", fl.code),))
             return Action("button", (("button", "ready"),))
+        if not s.fully_known:  # a bot plays from its own tiles: it cannot act for a seat nobody has seen
+            return None
         if state.phase is Phase.TURN and hand.turn == self.seat:
             return self._turn(state, s)
         if state.phase in (Phase.CLAIMS, Phase.ROB_KONG) and hand.claim is not None:
@@ -133,6 +141,12 @@ class Bot:
         if w.robbing or hand.wall_remaining <= 0:
             return Action("button", (("button", "pass"),))
         now = shanten(counts, melds)
+        if counts[t.kind] >= 3 and ClaimKind.KONG in ruleset_of(state).claim_kinds():
+            counts[t.kind] -= 3
+            after = shanten(counts, melds + 1)  # a kong is followed by a replacement draw, not a discard
+            counts[t.kind] += 3
+            if after <= now:
+                return Action("claim", (("kind", "kong"),))
         if counts[t.kind] >= 2 and ClaimKind.PUNG in ruleset_of(state).claim_kinds():
             counts[t.kind] -= 2
             after = self._after_discard(counts, melds + 1)

@@ -9,7 +9,9 @@ MCR profiles (``mcr-1998``, ``mcr-2006`` default, ``mcr-2017``) are scored by :m
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from typing import TextIO
 
 from controller.mcr.jsonlines import ALL_RULES, handler_for, run_lines
 
@@ -18,13 +20,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``--rules``, ``--explain`` and ``--input``."""
     parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
     parser.add_argument("--explain", action="store_true", help="say which tiles or sets produced each fan")
-    parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8"), default=None,
+    parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8", errors="replace"), default=None,
                         help="read JSON lines from this file instead of stdin")
+
+
+def _stdin() -> TextIO:
+    """stdin decoding bad bytes as U+FFFD, so one undecodable line fails alone instead of stopping the run."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
+    return sys.stdin
 
 
 def run(args: argparse.Namespace) -> int:
     """Score every input line; returns the exit code."""
     handler = handler_for(args.rules, "score", explain=args.explain)
-    stream = args.input or sys.stdin
+    stream = args.input or _stdin()
     run_lines(stream, sys.stdout, handler)
     return 0

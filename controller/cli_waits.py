@@ -7,7 +7,9 @@ Same input as ``mjtable score`` without ``win``; out ``{"ok": true, "waits": [{"
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from typing import TextIO
 
 from controller.mcr.jsonlines import ALL_RULES, handler_for, run_lines
 
@@ -15,11 +17,18 @@ from controller.mcr.jsonlines import ALL_RULES, handler_for, run_lines
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``--rules`` and ``--input``."""
     parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
-    parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8"), default=None,
+    parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8", errors="replace"), default=None,
                         help="read JSON lines from this file instead of stdin")
+
+
+def _stdin() -> TextIO:
+    """stdin decoding bad bytes as U+FFFD, so one undecodable line fails alone instead of stopping the run."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
+    return sys.stdin
 
 
 def run(args: argparse.Namespace) -> int:
     """Answer every input line; returns the exit code."""
-    run_lines(args.input or sys.stdin, sys.stdout, handler_for(args.rules, "waits"))
+    run_lines(args.input or _stdin(), sys.stdout, handler_for(args.rules, "waits"))
     return 0

@@ -231,7 +231,7 @@ class EngineShell:
             await self._publish_state()
             return fx
         for t in self.state.timers:
-            if not self.state.paused:
+            if not self.state.paused and not t.expired:
                 self.timers.arm(t.name, t.deadline_s, self._tick)
         await self._publish_state()
         return await self.submit(ClockTick(id=self.new_id(), at_s=self.clock.now_s()))

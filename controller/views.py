@@ -11,18 +11,20 @@ The shapes are fixed by docs/handoff contracts (area 7 writes the JSON Schemas f
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
+from controller.engine.ext import ext_of
 from controller.engine.query import (
     meld_of,
     player_index,
     round_wind_tile,
-    ruleset_of,
     seat_wind_letter,
     seat_wind_tile,
 )
-from controller.engine.state import WIND_LETTERS, GameState, HandState, Phase, SeatState
-from mjtable.tiles import Hand, MeldKind
+from controller.engine.registry import ruleset_for
+from controller.engine.state import WIND_LETTERS, GameState, HandState, MeldRec, Phase, SeatState
+from mjtable.tiles import Hand, MeldKind, Tile
 
 PUBLIC_SCHEMA = "mjtable.public_state/1"
 REFEREE_SCHEMA = "mjtable.referee_state/1"
@@ -37,7 +39,7 @@ def _meld_json(m: Any, *, reveal: bool) -> dict[str, Any]:
 
 def _seat_json(state: GameState, hand: HandState | None, seat: int, *, reveal: bool) -> dict[str, Any]:
     p = player_index(state, seat)
-    dealer = hand.dealer if hand is not None else state.session.hand_in_round
+    dealer = hand.dealer if hand is not None else state.session.dealer
     s: SeatState = hand.seats[seat] if hand is not None else SeatState()
     reveal_kongs = reveal or (hand is not None and hand.result is not None)
     return {
@@ -76,9 +78,9 @@ def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]
     """The spectator view (``mjtable.public_state/1``).  No concealed tile, ever."""
     hand = state.hand
     sess = state.session
-    dealer = hand.dealer if hand is not None else sess.hand_in_round
+    dealer = hand.dealer if hand is not None else sess.dealer
     claim = hand.claim if hand is not None else None
-    return {
+    view: dict[str, Any] = {
         "schema": PUBLIC_SCHEMA,
         "table": table_id if table_id is not None else state.config.table_id,
         "rules": state.config.rules,
@@ -97,7 +99,7 @@ def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]
                          if hand is not None and hand.last_discard is not None else None),
         "seats": [_seat_json(state, hand, s, reveal=False) for s in range(4)],
         "timers": [{"name": t.name, "seat": t.seat, "deadline_s": t.deadline_s, "limit_s": t.limit_s}
-                   for t in state.timers],
+                   for t in state.timers],  # an expired turn limit stays listed (deadline in the past = at zero)
         "claim_window": ({"discard_seat": claim.discard_seat, "tile": claim.tile.code, "deadline_s": claim.deadline_s}
                          if claim is not None else None),
         "result": _result_json(state),
@@ -105,6 +107,8 @@ def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]
         "alerts": [{"id": a.id, "kind": a.kind, "message": a.message, "open": a.open, "at_s": a.at_s}
                    for a in state.alerts[-RECENT:]],
     }
+    view.update(ext_of(state).view_extra(state, referee=False))  # area 3b: public Sichuan/riichi extras
+    return view
 
 
 def referee_view(state: GameState, table_id: str | None = None, *, with_waits: bool = True) -> dict[str, Any]:
@@ -128,6 +132,7 @@ def referee_view(state: GameState, table_id: str | None = None, *, with_waits: b
     view["seats"] = seats
     if hand is not None:
         view["wall_known"] = bool(hand.wall)
+    view.update(ext_of(state).view_extra(state, referee=True))  # area 3b: referee Sichuan/riichi extras
     return view
 
 
@@ -138,11 +143,20 @@ def _waits(state: GameState, seat: int) -> list[dict[str, Any]]:
     s = hand.seats[seat]
     if len(s.known) + 3 * len(s.melds) != 13 or any(not m.tiles for m in s.melds):
         return []
-    rules = ruleset_of(state)
-    h = Hand(s.known, tuple(meld_of(seat, m) for m in s.melds), s.flowers)
+    found = _cached_waits(state.config.rules, state.config.seat_rotation, seat, s.known, s.melds, s.flowers,
+                          seat_wind_tile(hand.dealer, seat), round_wind_tile(state.session.round_no))
+    return [{"tile": code, "total": total} for code, total in found]
+
+
+@lru_cache(maxsize=256)
+def _cached_waits(rules_name: str, rotation: str, seat: int, known: tuple[Tile, ...], melds: tuple[MeldRec, ...],  # noqa: PLR0917
+                  flowers: tuple[Tile, ...], seat_wind: Tile, round_wind: Tile) -> tuple[tuple[str, int], ...]:
+    """Waits depend only on the seat's tiles and winds: cached, since a hand changes one tile per turn and
+    the views are rebuilt after every event."""
+    rules = ruleset_for(rules_name, rotation)
+    h = Hand(known, tuple(meld_of(seat, m) for m in melds), flowers)
     try:
-        found = rules.waits(h, seat_wind=seat_wind_tile(hand.dealer, seat),
-                            round_wind=round_wind_tile(state.session.round_no), flowers=len(s.flowers))
+        found = rules.waits(h, seat_wind=seat_wind, round_wind=round_wind, flowers=len(flowers))
     except ValueError:
-        return []
-    return [{"tile": t.code, "total": total} for t, total in found]
+        return ()
+    return tuple((t.code, total) for t, total in found)

@@ -65,7 +65,7 @@ class MqttConfig:
     port: int = 1883
     username: str = ""
     password_file: str = ""
-    topic_prefix: str = "mjtable/v1"
+    validate: bool = False
 
 
 #: The wiring in docs/wiring.md: seat 0..3 call / pass-ready / LED, buzzer on GPIO18 (hardware PWM0).
@@ -203,7 +203,7 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     m = _Section(source, "mqtt", data.get("mqtt", {}))
     mqtt = MqttConfig(host=m.get("host", str, "127.0.0.1"), port=m.number("port", int, 1883, 1, 65535),
                       username=m.get("username", str, ""), password_file=m.get("password_file", str, ""),
-                      topic_prefix=m.get("topic_prefix", str, "mjtable/v1"))
+                      validate=m.get("validate", bool, False))
     if mqtt.password_file and not mqtt.username:
         raise ConfigError(f"{m.where('password_file')} is set but mqtt.username is empty")
     m.finish()

@@ -11,6 +11,7 @@ service (no camera, broker down) is visible here as well as on MQTT.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import shutil
@@ -89,6 +90,27 @@ def check_serial(cfg: Config) -> Check:
     if not os.access(p, os.R_OK | os.W_OK):
         return Check("serial", "fail", f"{port}: no read/write permission (add the service user to 'dialout')")
     return Check("serial", "ok", f"{port} ({os.path.realpath(port)}) at {cfg.serial.baud} bit/s")
+
+
+def check_mcu(cfg: Config, timeout_s: float) -> Check:
+    """Handshake with the table MCU (HELLO, version, status).  Only with ``--probe-mcu``: it opens the port,
+    so run it while the service is stopped (two readers on one serial port steal each other's bytes)."""
+    from firmware_bridge.events import BridgeError
+    from firmware_bridge.session import LinkTiming, TableLink
+    from firmware_bridge.transport import serial_factory
+
+    async def probe() -> str:
+        timing = LinkTiming(connect_timeout_s=timeout_s)
+        async with TableLink(serial_factory(cfg.serial.port, cfg.serial.baud), timing=timing) as link:
+            st = await link.status()
+            return (f"firmware {link.firmware!r}, boot {link.boot}, capabilities 0x{link.capabilities:x}, "
+                    f"state {st.state}, fault {st.fault or 'none'}, {st.temperature_c:.1f} °C")
+
+    try:
+        detail = asyncio.run(probe())
+    except (BridgeError, OSError) as exc:
+        return Check("mcu", "fail", f"no answer from the table MCU on {cfg.serial.port}: {exc}")
+    return Check("mcu", "ok", detail)
 
 
 def check_camera(cfg: Config) -> Check:
@@ -187,14 +209,20 @@ def _is_json(line: str) -> bool:
     return True
 
 
-def run_checks(cfg: Config, timeout_s: float = 2.0, now: Callable[[], float] = time.time) -> list[Check]:
-    return [check_platform(), check_gpio(cfg), check_serial(cfg), check_camera(cfg),
-            check_broker(cfg, timeout_s), check_data_dir(cfg), check_service_health(cfg, now())]
+def run_checks(cfg: Config, timeout_s: float = 2.0, now: Callable[[], float] = time.time, *,
+               probe_mcu: bool = False) -> list[Check]:
+    checks = [check_platform(), check_gpio(cfg), check_serial(cfg)]
+    if probe_mcu and checks[-1].status == "ok":
+        checks.append(check_mcu(cfg, timeout_s))
+    return [*checks, check_camera(cfg), check_broker(cfg, timeout_s), check_data_dir(cfg),
+            check_service_health(cfg, now())]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default="/etc/mjtable/table.toml", help="the service's TOML config")
     parser.add_argument("--timeout", type=float, default=2.0, help="per-check network timeout, seconds")
+    parser.add_argument("--probe-mcu", action="store_true",
+                        help="also handshake with the table MCU (stop the service first: it opens the port)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -205,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"check": "summary", "status": "fail", "failed": ["config"], "warned": []}), flush=True)
         return 2
     print(json.dumps(Check("config", "ok", f"{cfg.source}: table {cfg.table.id}, {cfg.table.rules}").to_json()))
-    checks = run_checks(cfg, args.timeout)
+    checks = run_checks(cfg, args.timeout, probe_mcu=getattr(args, "probe_mcu", False))
     for c in checks:
         print(json.dumps(c.to_json()), flush=True)
     failed = [c.check for c in checks if c.status == "fail"]

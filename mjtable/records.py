@@ -88,7 +88,8 @@ def game_records_from_events(events: Iterable[dict[str, Any]]) -> list[dict[str,
         record = {"schema": "mjtable.game_record/1", "game_id": gid, "table": g["table"],
                   "rules": g["rules"] or "mcr-2006", "round": None, "started_s": g["first_s"],
                   "ended_s": g["last_s"] if g["end"] is not None else None,
-                  "players": list(g["players"] or ["P1", "P2", "P3", "P4"]), "hands": hands, "penalties": [],
+                  "players": list(g["players"] or ["P1", "P2", "P3", "P4"]), "hands": hands,
+                  "penalties": list(g["end"].get("infractions", [])) if g["end"] is not None else [],
                   "totals": totals, "complete": g["end"] is not None}
         schemas.validate("game_record", record)
         records.append(record)
@@ -185,4 +186,23 @@ def standings_csv(rows: Sequence[dict[str, Any]]) -> str:
     w.writerow(["place 名次", "player 姓名", "ranking_points 标准分", "score 比赛分", "games 局数"])
     for r in rows:
         w.writerow([r["place"], r["player"], r["ranking_points"], r["score"], r["games"]])
+    return buf.getvalue()
+
+
+def penalty_sheet_csv(record: dict[str, Any]) -> str:
+    """The penalty record (处罚记录表, MCR V1998 附件4 / V2006 附件6) of one game as CSV.
+
+    Columns: 序号 no., 姓名 player, 局 game, 盘 hand, 桌 table, 位 seat, 违规内容 infraction, 处罚方法 penalty
+    (points and whether applied, proposed or waived).
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["no 序号", "player 姓名", "game 局", "hand 盘", "table 桌", "seat 位", "infraction 违规内容",
+                "penalty 处罚方法"])
+    for i, inf in enumerate(record.get("penalties", []), 1):
+        seat = inf.get("seat")
+        player = inf.get("player") or (record["players"][seat] if isinstance(seat, int) else "")
+        what = f"{inf.get('kind', '')}: {inf.get('message', '')}".strip(": ")
+        w.writerow([i, player, record["game_id"], inf.get("hand_no", ""), record["table"], seat, what,
+                    f"{inf.get('points', 0)} points ({inf.get('status', 'applied')})"])
     return buf.getvalue()

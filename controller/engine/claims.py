@@ -123,7 +123,7 @@ def open_window(state: GameState, seat: int, t: Tile, fx: list[Effect], *, robbi
     able = frozenset(o for o in playing if eligible_claims(state, o, seat, t, robbing=robbing))
     # On a real table the window always waits for every other player (closing early would tell them that
     # nobody can claim: hidden information).  Simulations may close it as soon as nobody can claim.
-    eligible = able if state.config.fast_claims else frozenset(playing)
+    eligible = able if state.config.fast_claims or t.is_flower else frozenset(playing)  # nobody claims a flower
     lim = limits(state)
     win = ClaimWindow(discard_seat=seat, tile=t, opened_s=state.now_s, deadline_s=state.now_s + lim.claim_s,
                       eligible=eligible, robbing=robbing)

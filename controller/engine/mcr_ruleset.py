@@ -97,21 +97,16 @@ class AreaOneScorer:
 _GB_SUIT = {"m": "W", "s": "T", "p": "B"}
 
 
-def _gb_code(t: Tile) -> str:
-    if t.is_suited:
-        return f"{_GB_SUIT[t.suit]}{t.rank}"
-    if t.is_wind:
-        return f"F{t.rank}"
-    return ("J1", "J2", "J3")[t.rank - 5] if t.rank >= 5 else "?"
-
-
 _DRAGON_GB = {5: "J3", 6: "J2", 7: "J1"}  # MahjongGB: J1 = Red (中), J2 = Green (发), J3 = White (白)
 
 
 def _gb(t: Tile) -> str:
-    if t.is_dragon:
-        return _DRAGON_GB[t.rank]
-    return _gb_code(t)
+    """PyMahjongGB's tile code: W/B/T + rank for characters/dots/bamboo, F1-F4 winds, J1-J3 dragons."""
+    if t.is_suited:
+        return f"{_GB_SUIT[t.suit]}{t.rank}"
+    if t.is_wind:
+        return f"F{t.rank}"
+    return _DRAGON_GB[t.rank]
 
 
 _OFFER = {Relative.LEFT: 1, Relative.OPPOSITE: 2, Relative.RIGHT: 3}

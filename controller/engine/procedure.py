@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from controller.engine.effects import Effect, McuCommand, SetLed
 from controller.engine.errors import Reject
+from controller.engine.ext import ext_of
 from controller.engine.query import round_wind_tile, ruleset_of
 from controller.engine.ruleset import InformationMode
 from controller.engine.state import GameState, HandState, Phase, SeatState
@@ -71,7 +72,7 @@ def start_hand(state: GameState, tiles: tuple[str, ...] | None, fx: list[Effect]
         raise Reject("bad_event", "full information needs the wall's faces (tiles)")
     sess = state.session
     empty = SeatState()
-    hand = HandState(hand_no=sess.hand_no, dealer=sess.hand_in_round, round_wind=round_wind_tile(sess.round_no),
+    hand = HandState(hand_no=sess.hand_no, dealer=sess.dealer, round_wind=round_wind_tile(sess.round_no),
                      seats=(empty, empty, empty, empty), wall_size=size - rules.wall.dead_wall,
                      wall_physical=physical, red_fives=rules.tileset.red_fives)
     return replace(state, hand=hand, phase=Phase.DICE)
@@ -115,9 +116,11 @@ def on_dice(state: GameState, dice: tuple[int, int], fx: list[Effect]) -> GameSt
     assert hand is not None
     if len(dice) != 2 or any(not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 6 for d in dice):
         raise Reject("bad_event", f"two dice of 1..6 expected, got {dice!r}")
+    if state.phase is not Phase.DICE:
+        return state  # area 3b: a throw beyond the rules' count (Sichuan throws once) is ignored
     hand = replace(hand, dice=(*hand.dice, (dice[0], dice[1])))
     state = replace(state, hand=hand)
-    if len(hand.dice) < 2:
+    if len(hand.dice) < ext_of(state).dice_throws():  # area 3b: MCR/riichi 2 throws, Sichuan 1 (L318)
         fx.append(McuCommand(name="roll_dice", args={"throw": 2}))
         return state
     return deal(state, fx)
@@ -128,9 +131,13 @@ def deal(state: GameState, fx: list[Effect]) -> GameState:
     hand = state.hand
     assert hand is not None
     rules = ruleset_of(state)
-    first, second = hand.dice[0], hand.dice[1]
-    second_seat = rules.dice_to_seat(hand.dealer, sum(first))
-    wall = linear_wall(hand.wall_physical, second_seat, sum(first) + sum(second)) if hand.wall_physical else ()
+    custom = ext_of(state).live_wall(state, hand)  # area 3b: Sichuan 14/13 stacks, one throw (L310-L332)
+    if custom is not None:
+        wall = custom
+    else:
+        first, second = hand.dice[0], hand.dice[1]
+        second_seat = rules.dice_to_seat(hand.dealer, sum(first))
+        wall = linear_wall(hand.wall_physical, second_seat, sum(first) + sum(second)) if hand.wall_physical else ()
     order = [(hand.dealer + i) % 4 for i in range(4)]
     taken: dict[int, list[int]] = {s: [] for s in range(4)}
     pos = 0
@@ -159,6 +166,9 @@ def deal(state: GameState, fx: list[Effect]) -> GameState:
     elif lim.flowers_s is not None:
         state = start(state, "flowers", None, lim.flowers_s, fx)
     fx.append(SetLed(seat=hand.dealer, on=True))
+    state = ext_of(state).after_deal(state, fx)  # area 3b: rules extension (Sichuan 定缺 phase)
+    if state.phase is not Phase.FLOWERS:
+        return state
     return advance_flowers(state, fx)
 
 
@@ -168,6 +178,8 @@ def take(state: GameState, seat: int, *, from_back: bool) -> GameState:
     assert hand is not None
     if hand.wall_remaining <= 0 or not hand.live:
         raise Reject("wall_empty", "no tile left in the wall")
+    if from_back and not ruleset_of(state).wall.replacements_from_back:
+        from_back = False  # area 3b: Sichuan kong replacement is the next wall tile in normal order (L403)
     live = hand.live
     if from_back:
         last = live[-1]
@@ -214,12 +226,27 @@ def advance_flowers(state: GameState, fx: list[Effect]) -> GameState:
         hand = replace(hand, flower_done=hand.flower_done | {seat}, flower_budget=None)
         nxt = (seat + 1) % 4
         if nxt == hand.dealer:
-            more = rounds and any(x.fully_known and any(t.is_flower for t in x.known) for x in hand.seats)
-            if not more:
-                return finish_flowers(replace(state, hand=replace(hand, flower_seat=None)), fx)
+            return _round_over(replace(state, hand=hand), fx)
         hand = replace(hand, flower_seat=nxt)
         state = replace(state, hand=hand)
     return replace(state, hand=hand)
+
+
+def _round_over(state: GameState, fx: list[Effect]) -> GameState:
+    """After the last seat's turn: V2017 starts another round while replacements may still be flowers
+    (exactly known with full information; "someone replaced a flower this round" otherwise)."""
+    hand = state.hand
+    assert hand is not None
+    if state.config.flower_rounds:
+        if all(x.fully_known for x in hand.seats):
+            more = any(any(t.is_flower for t in x.known) for x in hand.seats)
+        else:
+            more = hand.flowers_this_round > 0
+        if more:
+            hand = replace(hand, flower_seat=hand.dealer, flower_done=frozenset(), flower_budget=None,
+                           flowers_this_round=0)
+            return advance_flowers(replace(state, hand=hand), fx)
+    return finish_flowers(replace(state, hand=replace(hand, flower_seat=None)), fx)
 
 
 def end_flower_turn(state: GameState, seat: int, fx: list[Effect]) -> GameState:
@@ -229,7 +256,7 @@ def end_flower_turn(state: GameState, seat: int, fx: list[Effect]) -> GameState:
     nxt = (seat + 1) % 4
     hand = replace(hand, flower_done=hand.flower_done | {seat}, flower_budget=None)
     if nxt == hand.dealer:
-        return finish_flowers(replace(state, hand=replace(hand, flower_seat=None)), fx)
+        return _round_over(replace(state, hand=hand), fx)
     return advance_flowers(replace(state, hand=replace(hand, flower_seat=nxt)), fx)
 
 
@@ -263,10 +290,13 @@ def flower(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState:
         raise Reject("not_held", f"seat {seat} does not hold {t.code}")
     s = replace(s, flowers=(*s.flowers, t))
     hand = with_seat(hand, seat, s)
-    if state.phase is Phase.FLOWERS and hand.flower_budget is not None:
-        if hand.flower_budget <= 0:
-            raise Reject("out_of_turn", "this round's replacements are done; wait for the next round [003:L45@1169]")
-        hand = replace(hand, flower_budget=hand.flower_budget - 1)
+    if state.phase is Phase.FLOWERS:
+        if hand.flower_budget is not None:
+            if hand.flower_budget <= 0:
+                raise Reject("out_of_turn", "this round's replacements are done; wait for the next round "
+                             "[003:L45@1169]")
+            hand = replace(hand, flower_budget=hand.flower_budget - 1)
+        hand = replace(hand, flowers_this_round=hand.flowers_this_round + 1)
     state = replace(state, hand=hand)
     if hand.wall_remaining <= 0:
         raise Reject("wall_empty", "no replacement tile left")

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from controller.engine.effects import Alert, Effect, HandEnded, McuCommand, SessionEnded, SetLed
-from controller.engine.query import compact_hand, player_index, ruleset_of
+from controller.engine.ext import ext_of  # area 3b
+from controller.engine.query import player_index, ruleset_of
 from controller.engine.state import AlertRec, GameState, HandResult, Phase
 from controller.engine.timers import cancel_hand_timers, start
+from mjtable.tiles import format_tiles
 
 
 def add_scores(state: GameState, per_seat: Sequence[int]) -> GameState:
@@ -32,20 +34,24 @@ def end_hand(state: GameState, result: HandResult, fx: list[Effect]) -> GameStat
     assert hand is not None
     state = cancel_hand_timers(state, fx)
     if result.kind == "draw":
-        # concealed kongs are revealed for checking at an exhaustive draw [000:L511; 004:L250]
-        shown = tuple((s, compact_hand(hand.seats[s])) for s in range(4)
-                      if any(m.kind == "concealed_kong" for m in hand.seats[s].melds) and hand.seats[s].fully_known)
+        # concealed kongs (only they) are revealed for checking at an exhaustive draw [000:L511; 004:L250]
+        shown = tuple((s, "".join(f"{{{format_tiles(m.tiles)}}}" for m in hand.seats[s].melds
+                                  if m.kind == "concealed_kong" and m.tiles))
+                      for s in range(4) if any(m.kind == "concealed_kong" and m.tiles for m in hand.seats[s].melds))
         result = replace(result, hands=shown)
+    state, result = ext_of(state).settle_hand(state, result, fx)  # area 3b: 查大叫, noten payments, sticks
+    hand = state.hand or hand
     state = add_scores(state, result.payments)
     hand = replace(hand, result=result, turn=None, claim=None)
     sess = state.session
     rules = ruleset_of(state)
-    _, round_done = rules.next_dealer(hand.dealer, result.winners, result.kind == "draw")
+    dealer, round_done = rules.next_dealer(hand.dealer, result.winners, result.kind == "draw")
     hand_in_round = 0 if round_done else sess.hand_in_round + 1
     round_no = sess.round_no + 1 if round_done else sess.round_no
-    sess = replace(sess, hand_no=sess.hand_no + 1, hand_in_round=hand_in_round, round_no=round_no,
+    sess = replace(sess, hand_no=sess.hand_no + 1, hand_in_round=hand_in_round, round_no=round_no, dealer=dealer,
                    wins=sess.wins + (1 if result.kind == "win" else 0),
                    draws=sess.draws + (1 if result.kind == "draw" else 0))
+    sess = ext_of(state).next_session(state, hand, result, sess)  # area 3b: Sichuan dealer, riichi renchan/honba
     state = replace(state, hand=hand, session=sess, phase=Phase.HAND_OVER, history=(*state.history, result))
     for seat in range(4):
         fx.append(SetLed(seat=seat, on=False))
@@ -66,7 +72,7 @@ def end_session(state: GameState, fx: list[Effect]) -> GameState:
     sess = replace(state.session, ended=True)
     state = replace(state, session=sess, phase=Phase.SESSION_OVER)
     net = [sess.scores[p] - sess.penalties[p] for p in range(4)]
-    fx.append(SessionEnded(scores=net, ranking_points=list(ruleset_of(state).ranking_points(net))))
+    fx.append(SessionEnded(scores=net, ranking_points=ext_of(state).ranking_points(state, net)))
     return state
 
 

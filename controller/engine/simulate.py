@@ -14,6 +14,7 @@ from typing import Any
 from controller.bots import Action, Bot, claim_order
 from controller.engine.effects import Effect, Rejected
 from controller.engine.events import ButtonPressed, Event, SessionStart, TableBuilt, event_from_json
+from controller.engine.ext import ext_of
 from controller.engine.query import ruleset_of
 from controller.engine.state import GameState, Phase
 from controller.engine.step import start_session, step
@@ -86,6 +87,8 @@ class SimRun:
             seats = [hand.flower_seat] if hand.flower_seat is not None else []
         elif state.phase is Phase.TURN:
             seats = [hand.turn] if hand.turn is not None else []
+        elif state.phase is Phase.VOID:  # area 3b: Sichuan 定缺, every seat that has not chosen yet
+            seats = [0, 1, 2, 3]
         else:
             seats = list(claim_order(state))
         for seat in seats:
@@ -129,7 +132,7 @@ def summary(state: GameState, *, game: int, seed: int) -> dict[str, Any]:
         "game": game, "seed": seed, "rules": state.config.rules, "players": list(sess.players),
         "hands": len(state.history), "wins": sess.wins, "draws": sess.draws,
         "scores": list(sess.scores), "penalties": list(sess.penalties), "net": net,
-        "ranking_points": list(ruleset_of(state).ranking_points(net)),
+        "ranking_points": ext_of(state).ranking_points(state, net),  # area 3b: riichi leftover sticks + uma
         "infractions": [i.to_json() for i in state.infractions], "hand_results": hands,
         "events": state.seq,
     }

@@ -24,6 +24,7 @@ class Phase(enum.StrEnum):
     TURN = "turn"  # ``turn`` seat holds 14 (kongs count 3) and must discard, kong or win
     CLAIMS = "claims"  # claim window on the last discard
     ROB_KONG = "rob_kong"  # claim window (win only) on the tile added to a promoted kong
+    VOID = "void"  # area 3b: Sichuan 定缺, every seat chooses its missing suit before play (ext_sichuan)
     HAND_OVER = "hand_over"  # win or exhaustive draw settled; waiting for the next build
     SESSION_OVER = "session_over"
 
@@ -154,6 +155,7 @@ class Timer:
     seat: int | None
     deadline_s: float
     limit_s: float
+    expired: bool = False  # ran out and was punished; kept so displays show the countdown at zero
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -241,11 +243,13 @@ class HandState:
     flower_seat: int | None = None
     flower_done: frozenset[int] = frozenset()
     flower_budget: int | None = None  # V2017 rounds: replacements left for the seat in this round
+    flowers_this_round: int = 0  # flowers replaced in the current initial round (V2017: another round follows)
     last_discard: tuple[int, Tile] | None = None
     promoted: tuple[int, Tile] | None = None  # seat and tile of a promoted kong open to robbing
     wins: tuple[HandResult, ...] = ()  # wins already settled in a hand that goes on (bloody battle)
     ids: frozenset[str] = frozenset()
     result: HandResult | None = None
+    extra: object = None  # area 3b: ruleset-owned hand state (controller/engine/ext_*.py), None for MCR
 
     @property
     def wall_remaining(self) -> int:
@@ -259,7 +263,8 @@ class SessionState:
 
     players: tuple[str, str, str, str]
     round_no: int = 0  # 0..3 = East, South, West, North round
-    hand_in_round: int = 0  # 0..3; the dealer is physical seat ``hand_in_round``
+    hand_in_round: int = 0  # hands played in this round so far
+    dealer: int = 0  # physical seat of the next (or current) hand's dealer
     hand_no: int = 0  # 0-based hands played so far
     scores: tuple[int, int, int, int] = (0, 0, 0, 0)  # per player (round-1 seat order), zero-sum
     penalties: tuple[int, int, int, int] = (0, 0, 0, 0)  # deducted points per player
@@ -269,6 +274,7 @@ class SessionState:
     ended: bool = False
     wins: int = 0
     draws: int = 0
+    extra: object = None  # area 3b: ruleset-owned session state (riichi honba/deposit, ...), None for MCR
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

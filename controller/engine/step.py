@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from controller.engine import camera, claims, penalties, procedure, session, timers, wins
-from controller.engine.effects import Alert, Buzz, CancelTimer, Effect, McuCommand, Rejected
+from controller.engine.effects import Buzz, CancelTimer, Effect, McuCommand, Rejected
 from controller.engine.errors import Reject
 from controller.engine.events import (
     ButtonPressed,
@@ -30,7 +30,7 @@ from controller.engine.events import (
     SessionStart,
     TableBuilt,
 )
-from controller.engine.query import ruleset_of
+from controller.engine.ext import ext_of
 from controller.engine.registry import UnknownRules, ruleset_for
 from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, EngineConfig, GameState, PenaltyMode, Phase, SessionState
@@ -75,6 +75,7 @@ def step(state: GameState, event: Event) -> tuple[GameState, tuple[Effect, ...]]
         if event.id in state.recent_ids:
             raise Reject("duplicate_id", f"event id {event.id!r} was already applied")
         new = _dispatch(state, event, fx)
+        new = ext_of(new).after_step(state, new, event, fx)  # area 3b: rules extension (Sichuan, riichi)
     except Reject as r:
         return state, (Rejected(event_id=event.id, reason=r.reason, message=r.message),)
     ids = (*state.recent_ids[-(RECENT_IDS - 1):], event.id)
@@ -88,11 +89,14 @@ def _advance(state: GameState, at_s: float, fx: list[Effect]) -> GameState:
     if state.paused:
         return state
     while True:
-        due = [t for t in state.timers if t.deadline_s <= state.now_s]
+        due = [t for t in state.timers if t.deadline_s <= state.now_s and not t.expired]
         if not due:
             return state
         t = min(due, key=lambda x: (x.deadline_s, x.name))
         state = replace(state, timers=tuple(x for x in state.timers if x is not t))
+        if t.name not in ("claim", "session", "session_warning"):
+            # a turn limit stays on show at zero until the seat acts (display countdown at zero)
+            state = replace(state, timers=(*state.timers, replace(t, expired=True)))
         state = _fire(state, t.name, t.seat, fx)
 
 
@@ -177,6 +181,9 @@ def _player(state: GameState, ev: Event, fx: list[Effect]) -> GameState:
     assert hand is not None
     seat = _seat_of(ev)
     ph = state.phase
+    handled = ext_of(state).before_player(state, ev, fx)  # area 3b: rules extension (定缺, riichi checks)
+    if handled is not None:
+        return handled
     if isinstance(ev, ButtonPressed):
         if ev.button not in ("call", "pass", "ready"):
             raise Reject("bad_event", f"unknown button {ev.button!r}")
@@ -251,20 +258,21 @@ def _camera(state: GameState, ev: CameraObserved, fx: list[Effect], *, confirmed
     except Reject as r:
         if confirmed:
             raise
-        if kind == "hand_seen":  # the details name concealed tiles: referee-only data, a neutral public message
-            message = f"hand camera reading for seat {obs.get('seat')} does not fit the game"
+        if kind in ("hand_seen", "concealed_kong"):  # details may name concealed tiles: referee-only data
+            message = f"camera {kind} reading for seat {obs.get('seat')} does not fit the game"
         else:
             message = f"camera {kind} does not fit the game: {r.message}"
         return camera.raise_alert(state, "camera_mismatch", message,
                                   {"observation": obs, "reason": r.reason, "detail": r.message,
-                                   "referee_only": kind == "hand_seen"}, fx)
+                                   "referee_only": kind in ("hand_seen", "concealed_kong")}, fx)
 
 
 def _pause(state: GameState, fx: list[Effect]) -> GameState:
     if state.paused:
         return state
     for t in state.timers:
-        fx.append(CancelTimer(name=t.name))
+        if not t.expired:
+            fx.append(CancelTimer(name=t.name))
     return replace(state, paused=True, paused_at_s=state.now_s)
 
 
@@ -357,4 +365,4 @@ def _correct_tile(state: GameState, ev: RefereeCommand) -> GameState:
     return replace(state, hand=new)
 
 
-__all__ = ["Alert", "ruleset_of", "start_session", "step"]
+__all__ = ["start_session", "step"]

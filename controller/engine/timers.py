@@ -36,7 +36,8 @@ def start(state: GameState, name: str, seat: int | None, limit_s: float | None, 
 def cancel(state: GameState, name: str, fx: list[Effect]) -> GameState:
     if not any(t.name == name for t in state.timers):
         return state
-    fx.append(CancelTimer(name=name))
+    if any(t.name == name and not t.expired for t in state.timers):
+        fx.append(CancelTimer(name=name))
     return replace(state, timers=tuple(t for t in state.timers if t.name != name))
 
 
@@ -50,7 +51,9 @@ def cancel_hand_timers(state: GameState, fx: list[Effect]) -> GameState:
 
 def shift(state: GameState, delta_s: float, fx: list[Effect]) -> GameState:
     """Push every deadline ``delta_s`` later (after a pause) and re-arm them."""
-    moved = tuple(replace(t, deadline_s=t.deadline_s + delta_s) for t in state.timers)
+    moved = tuple(t if t.expired else replace(t, deadline_s=t.deadline_s + delta_s) for t in state.timers)
     for t in moved:
+        if t.expired:
+            continue
         fx.append(StartTimer(name=t.name, seat=t.seat, duration_s=t.limit_s, deadline_s=t.deadline_s))
     return replace(state, timers=moved)

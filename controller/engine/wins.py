@@ -8,6 +8,7 @@ from controller.engine import penalties
 from controller.engine.claims import check_can_hold
 from controller.engine.effects import Effect, SetLed, WinSettled
 from controller.engine.errors import Reject
+from controller.engine.ext import ext_of
 from controller.engine.procedure import remove_tiles, sorted_tiles, take, with_seat
 from controller.engine.query import (
     compact_hand,
@@ -29,12 +30,13 @@ def situation(state: GameState, seat: int, t: Tile, *, self_drawn: bool, discard
     hand = state.hand
     assert hand is not None
     s = hand.seats[seat]
-    return WinSituation(
+    sit = WinSituation(
         winner=seat, win_tile=t, self_drawn=self_drawn, discarder=discarder,
         seat_wind=seat_wind_tile(hand.dealer, seat), round_wind=hand.round_wind, flowers=len(s.flowers),
         after_kong=self_drawn and hand.after_kong, robbing_kong=robbing, last_tile=hand.wall_remaining <= 0,
         visible_copies=visible_copies(hand, t) - (0 if self_drawn else 1), dealer=hand.dealer,
         active=tuple(s for s in range(4) if not hand.seats[s].out))
+    return ext_of(state).win_situation(state, sit)  # area 3b: void suit, riichi, dora, furiten, honba...
 
 
 def can_win_on(state: GameState, seat: int, t: Tile, discarder: int, *, robbing: bool) -> bool:

@@ -8,7 +8,7 @@ microseconds, ``find_waits`` well under 2 ms.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 from itertools import compress
 
 from controller.mcr import shapes, special
@@ -146,6 +146,13 @@ def _is_nine_gates(conc: tuple[int, ...], win: int) -> bool:
 
 
 _NAMES = tuple(FAN_BY_ID[f].name if f in FAN_BY_ID else "" for f in range(NUM_FANS))
+_FANS = range(NUM_FANS)
+
+
+@lru_cache(maxsize=4096)
+def _plain_fan(f: int, points: int, count: int) -> Fan:
+    """A shared immutable :class:`Fan` without explanation (building one costs more than the lookup)."""
+    return Fan(_NAMES[f], points, count, "")
 
 
 def _result(job: Job, cand: Candidate, flowers: int) -> ScoreResult:
@@ -153,10 +160,13 @@ def _result(job: Job, cand: Candidate, flowers: int) -> ScoreResult:
     fans: list[Fan] = []
     tab = cand.table
     notes, override = cand.notes, cand.override
-    for f, n in enumerate(tab):
-        if n:
-            why = "; ".join(notes[f]) if f in notes else ""
-            fans.append(Fan(_NAMES[f], override.get(f, pts[f]), n, why))
+    for f in compress(_FANS, tab):
+        n = tab[f]
+        p = override.get(f, pts[f]) if override else pts[f]
+        if f in notes:
+            fans.append(Fan(_NAMES[f], p, n, "; ".join(notes[f])))
+        else:
+            fans.append(_plain_fan(f, p, n))
     fans.sort(key=lambda x: -x.points)
     base = cand.total
     if flowers:

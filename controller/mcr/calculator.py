@@ -7,24 +7,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import compress
-from types import SimpleNamespace
-from typing import Any
 
 from controller.mcr.combos import chow_combos, pung_combos
-from controller.mcr.fans import NUM_FANS, FanId
+from controller.mcr.fans import NUM_FANS
 from controller.mcr.profiles import RuleProfile
 from controller.mcr.shapes import CHOW, KONG, PAIR, PUNG
+from controller.mcr.traits import F, hand_fans
 
-#: Fan ids as plain ints: attribute access on an IntEnum class costs ~6x more in this hot path.
-F: Any = SimpleNamespace(**{m.name: m.value for m in FanId})
 #: A set with its state: (kind, tile, melded).  ``melded`` is False for concealed sets and concealed kongs.
 FullSet = tuple[int, int, bool]
 Table = list[int]
 Notes = dict[int, list[str]]
 
 _FAN_IDS = range(NUM_FANS)
-_GREEN = frozenset((19, 20, 21, 23, 25, 32))
-_REVERSIBLE = frozenset((9, 10, 11, 12, 13, 16, 17, 19, 21, 22, 23, 25, 26, 31))
 _TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
 
 
@@ -70,6 +65,8 @@ class Job:
     concealed_ready: bool = False
     present: int = 0
     unique_wait: bool = field(default=False)
+    conc_pungs: list[int] = field(default_factory=list)  # explain only: concealed pungs of the reading
+    n_conc_pungs: int = 0
     nine_gates: bool = field(default=False)
 
 
@@ -86,66 +83,6 @@ class Candidate:
 def _note(notes: Notes | None, fan: int, text: str) -> None:
     if notes is not None:
         notes.setdefault(fan, []).append(text)
-
-
-def _bits(kinds: frozenset[int] | range | tuple[int, ...]) -> int:
-    out = 0
-    for t in kinds:
-        out |= 1 << t
-    return out
-
-
-_M, _P, _S = 0x1FF, 0x1FF << 9, 0x1FF << 18
-_HON = _bits(range(27, 34))
-_WIND = _bits(range(27, 31))
-_DRAGON = _bits(range(31, 34))
-_TERM = _bits(_TERMINALS)
-_TOH = _TERM | _HON
-_GREEN_BITS = _bits(_GREEN)
-_REV_BITS = _bits(_REVERSIBLE)
-#: rank masks (bit r-1 for rank r) -> (fan, explanation); first match wins, ordered tightest first
-_RANK_FANS = ((0b000000111, F.LOWER_TILES, "ranks 1-3 only"), (0b000001111, F.LOWER_FOUR, "ranks 1-4 only"),
-              (0b111000000, F.UPPER_TILES, "ranks 7-9 only"), (0b111100000, F.UPPER_FOUR, "ranks 6-9 only"),
-              (0b000111000, F.MIDDLE_TILES, "ranks 4-6 only"))
-
-
-def hand_fans(present: int) -> tuple[tuple[int, str], ...]:
-    """Fans that depend only on which kinds are in the hand (suits, ranks, tile traits).
-
-    ``present`` has bit ``t`` set for every kind ``t`` in the hand; all tests are bit masks."""
-    out: list[tuple[int, str]] = []
-    has = (bool(present & _M), bool(present & _P), bool(present & _S))
-    honors = bool(present & _HON)
-    voids = 3 - sum(has)
-    if not honors:
-        out.append((F.NO_HONORS, "no winds or dragons"))
-    if voids == 1:
-        out.append((F.ONE_VOIDED_SUIT, f"no {'mps'[has.index(False)]} tiles"))
-    elif voids == 2:
-        out.append((F.HALF_FLUSH, "one suit plus honors") if honors else (F.FULL_FLUSH, "one suit only"))
-    if voids == 0 and present & _WIND and present & _DRAGON:
-        out.append((F.ALL_TYPES, "three suits, a wind and a dragon"))
-    simples = not present & _TOH
-    if simples:
-        out.append((F.ALL_SIMPLES, "no terminals or honors"))
-    if not present & ~_REV_BITS:
-        out.append((F.REVERSIBLE_TILES, "only 1234589p 245689s and White"))
-    if not present & ~_GREEN_BITS:
-        out.append((F.ALL_GREEN, "only 23468s and Green"))
-    if not simples:
-        if not present & ~_HON:
-            out.append((F.ALL_HONORS, "honors only"))
-        elif not present & ~_TERM:
-            out.append((F.ALL_TERMINALS, "terminals only"))
-        elif not present & ~_TOH:
-            out.append((F.ALL_TERMINALS_AND_HONORS, "terminals and honors only"))
-    if not honors:
-        ranks = (present | present >> 9 | present >> 18) & 0x1FF
-        for mask, fan, why in _RANK_FANS:
-            if not ranks & ~mask:
-                out.append((fan, why))
-                break
-    return tuple(out)
 
 
 def _win_flag_fans(job: Job, tab: Table, notes: Notes | None) -> None:
@@ -348,6 +285,9 @@ def score_regular(job: Job, conc_sets: tuple[tuple[int, int], ...], explain: boo
                 win_pung = True
         else:
             pair = t
+    if notes is not None:
+        job.conc_pungs = [t for k, t in conc_sets if k == PUNG]
+        job.n_conc_pungs = concealed_pungs
     if not job.self_drawn and win_pung and not win_in_chow:
         concealed_pungs -= 1  # a pung completed by a discard is an exposed pung ([004:L1109] 暗刻 = own tiles)
     _win_flag_fans(job, tab, notes)
@@ -468,7 +408,11 @@ def _kong_fans(job: Job, tab: Table, notes: Notes | None, counts: tuple[int, int
     fan = {2: F.TWO_CONCEALED_PUNGS, 3: F.THREE_CONCEALED_PUNGS, 4: F.FOUR_CONCEALED_PUNGS}.get(hidden)
     if fan is not None:
         tab[fan] = 1
-        _note(notes, fan, f"{hidden} concealed pungs or kongs")
+        if notes is not None:
+            win, exposed = job.win, not job.self_drawn
+            own = [set_code(KONG, t) for k, t, m in job.fixed if k == KONG and not m]
+            own += [set_code(PUNG, t) for t in job.conc_pungs if not (exposed and t == win and cp < job.n_conc_pungs)]
+            _note(notes, fan, " + ".join(own) + " (concealed)")
 
 
 def _pack_traits(job: Job, conc_sets: tuple[tuple[int, int], ...], tab: Table, notes: Notes | None) -> None:

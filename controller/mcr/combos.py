@@ -185,13 +185,13 @@ def _best_forest(edges: list[Combo], n: int) -> tuple[Combo, ...]:
     return best
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def chow_combos(chows: tuple[int, ...]) -> tuple[Combo, ...]:
     """Combination fans of sorted chow tiles (lowest tiles)."""
     return _combine(chows, _chow4, _chow3, _chow2)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def pung_combos(pungs: tuple[int, ...]) -> tuple[Combo, ...]:
     """Combination fans of sorted pung/kong tiles."""
     return _combine(pungs, _pung4, _pung3, _pung2)

@@ -114,7 +114,7 @@ _EXCLUDES_2006: dict[FanId, tuple[FanId, ...]] = {
     # [000:L1364]-style: a full suit fan inside All Green (2006 allows Full/Half Flush [004:L544])
     F.ALL_GREEN: (F.ONE_VOIDED_SUIT,),
     # 2017 additions [003:L45@2954-3321]
-    F.HEAVENLY_HAND: (F.SELF_DRAWN, F.FULLY_CONCEALED_HAND),
+    F.HEAVENLY_HAND: (F.SELF_DRAWN,),  # [003:L45@2958] 不计自摸 (不求人 stays: [003:L45@2130])
     F.EARTHLY_HAND: (F.CONCEALED_HAND,),
     F.ALL_CONNECTED_FIVES: (F.FULL_FLUSH, F.TILE_HOG, F.ALL_CHOWS, F.NO_HONORS, F.ONE_VOIDED_SUIT),
     F.GREEN_SEVEN_PAIRS: (F.TILE_HOG,),
@@ -257,3 +257,21 @@ def variant(prof: RuleProfile, *, special_self_drawn: FanId | None = None,
     if waits_count_held_fourth is not None:
         out = replace(out, waits_count_held_fourth=waits_count_held_fourth)
     return replace(out, name=prof.name + "+variant", points=tuple(points), excludes=tuple(ex))
+
+
+def fan_table(rules: str = "mcr-2006") -> list[dict[str, object]]:
+    """The fan table of a profile as JSON-ready rows: id, English and Chinese name, points, the fans each one
+    excludes (不计, printed and implied) and its rulebook line.  Fans absent from the profile are left out."""
+    from controller.mcr.fans import FAN_BY_ID, FAN_DEFS
+
+    prof = get_profile(rules)
+    rows: list[dict[str, object]] = []
+    for d in FAN_DEFS:
+        pts = prof.points[d.id]
+        if not pts and d.id is not F.CHICKEN_HAND:
+            continue
+        mask = prof.excludes[d.id]
+        excl = [FAN_BY_ID[f].name for f in range(NUM_FANS) if mask >> f & 1 and prof.points[f]]
+        rows.append({"id": int(d.id), "name": d.name, "chinese": d.chinese, "points": pts, "excludes": excl,
+                     "cite": d.cite})
+    return rows

@@ -31,7 +31,7 @@ KNITTED: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 16)
 def _suit_divisions(counts: tuple[int, ...]) -> tuple[tuple[bool, tuple[Set, ...]], ...]:
     """All ways to split one suit (9 counts) into chows/pungs and at most one pair; ranks 0-8.
 
@@ -74,7 +74,7 @@ def _suit_divisions(counts: tuple[int, ...]) -> tuple[tuple[bool, tuple[Set, ...
     return tuple(sorted(out))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def divisions(counts: tuple[int, ...]) -> tuple[Division, ...]:
     """Every split of concealed ``counts`` (34 entries, 3n+2 tiles) into n sets and one pair.
 
@@ -116,10 +116,44 @@ def divisions(counts: tuple[int, ...]) -> tuple[Division, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 16)
 def _suit_ok(counts: tuple[int, ...]) -> bool:
-    """Whether one suit (9 counts) splits into sets and at most one pair."""
-    return bool(_suit_divisions(counts))
+    """Whether one suit (9 counts) splits into sets and at most one pair (a pair iff 3n+2 tiles).
+
+    A yes/no search with early exit: much cheaper than listing every division."""
+    n = sum(counts)
+    if n % 3 == 1:
+        return False
+    return _can_split(list(counts), 0, n % 3 == 2)
+
+
+def _can_split(c: list[int], i: int, need_pair: bool) -> bool:
+    while i < 9 and c[i] == 0:
+        i += 1
+    if i == 9:
+        return not need_pair
+    if need_pair and c[i] >= 2:
+        c[i] -= 2
+        ok = _can_split(c, i, False)
+        c[i] += 2
+        if ok:
+            return True
+    if c[i] >= 3:
+        c[i] -= 3
+        ok = _can_split(c, i, need_pair)
+        c[i] += 3
+        if ok:
+            return True
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
+        ok = _can_split(c, i, need_pair)
+        c[i] += 1
+        c[i + 1] += 1
+        c[i + 2] += 1
+        return ok
+    return False
 
 
 def is_regular(counts: tuple[int, ...]) -> bool:
@@ -143,7 +177,7 @@ def is_regular(counts: tuple[int, ...]) -> bool:
     return pairs == 1
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 16)
 def _suit_state(key: tuple[int, ...]) -> int:
     """-1: the suit is not complete; 0: it splits into sets; 1: into sets and one pair."""
     n = sum(key)
@@ -155,7 +189,7 @@ def _suit_state(key: tuple[int, ...]) -> int:
     return 1 if r == 2 else 0
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 16)
 def _suit_completers(key: tuple[int, ...], allow_fifth: bool) -> tuple[tuple[int, int], ...]:
     """Ranks whose addition completes this suit, each with the resulting state (0 no pair, 1 pair)."""
     out: list[tuple[int, int]] = []
@@ -173,7 +207,7 @@ def _suit_completers(key: tuple[int, ...], allow_fifth: bool) -> tuple[tuple[int
     return tuple(out)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def wait_count(counts13: tuple[int, ...], with_seven_pairs: bool, allow_fifth: bool = False, limit: int = 2) -> int:
     """How many kinds complete ``counts13`` as 4 sets + pair (or Seven Pairs), counting up to ``limit``.
 
@@ -193,8 +227,9 @@ def wait_count(counts13: tuple[int, ...], with_seven_pairs: bool, allow_fifth: b
         states.append(0 if n in (0, 3) else 1 if n == 2 else -1)
     bad = [g for g, st in enumerate(states) if st < 0]
     if len(bad) <= 1:
+        all_pairs = states.count(1)
         for g in bad or range(len(states)):
-            pairs_elsewhere = sum(1 for h, st in enumerate(states) if h != g and st == 1)
+            pairs_elsewhere = all_pairs - (states[g] == 1)
             if g < 3:
                 for r, st in _suit_completers(keys[g], allow_fifth):
                     if st + pairs_elsewhere == 1:
@@ -213,11 +248,13 @@ def wait_count(counts13: tuple[int, ...], with_seven_pairs: bool, allow_fifth: b
 
 def is_seven_pairs(counts: tuple[int, ...]) -> bool:
     """14 concealed tiles in seven pairs (four of a kind counts as two pairs)."""
-    return sum(counts) == 14 and all(n % 2 == 0 for n in counts)
+    return not counts.count(1) and not counts.count(3) and sum(counts) == 14
 
 
 def is_thirteen_orphans(counts: tuple[int, ...]) -> bool:
     """One of each terminal and honor plus a duplicate of one of them."""
+    if not (counts[0] and counts[8] and counts[33]):
+        return False
     return sum(counts) == 14 and all(counts[t] >= 1 for t in ORPHANS) and all(
         n == 0 for t, n in enumerate(counts) if t not in _ORPHAN_SET
     )
@@ -233,7 +270,7 @@ def knitted_pattern(counts: tuple[int, ...]) -> tuple[int, ...] | None:
 
 def honors_and_knitted(counts: tuple[int, ...]) -> tuple[int, ...] | None:
     """For 14 single tiles of one knitted pattern plus honors, return that pattern (else None)."""
-    if sum(counts) != 14 or any(n > 1 for n in counts):
+    if max(counts) > 1 or sum(counts) != 14:
         return None
     suited = [t for t in range(27) if counts[t]]
     for pat in KNITTED:
@@ -266,7 +303,7 @@ def is_complete_counts(counts: tuple[int, ...], melds: int) -> bool:
     return melds <= 1 and bool(knitted_straight_divisions(counts))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def waiting_tiles(counts13: tuple[int, ...], melds: int, allow_fifth: bool = False) -> tuple[int, ...]:
     """Kinds that complete the concealed ``counts13`` (3n+1 tiles) in any shape, ignoring copies left.
 

@@ -5,9 +5,6 @@ Honors and Knitted Tiles, and Knitted Straight plus a set and a pair.  Each retu
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any
-
 from controller.mcr import shapes
 from controller.mcr.calculator import (
     Candidate,
@@ -23,12 +20,9 @@ from controller.mcr.calculator import (
     code,
     set_code,
 )
-from controller.mcr.fans import NUM_FANS, FanId
+from controller.mcr.fans import NUM_FANS
 from controller.mcr.shapes import CHOW, KONG, PAIR
-
-#: Fan ids as plain ints: attribute access on an IntEnum class costs ~6x more in this hot path.
-F: Any = SimpleNamespace(**{m.name: m.value for m in FanId})
-_GREEN = frozenset((19, 20, 21, 23, 25, 32))
+from controller.mcr.traits import GREEN, F
 
 
 def seven_pairs(job: Job, explain: bool) -> Candidate:
@@ -49,7 +43,7 @@ def seven_pairs(job: Job, explain: bool) -> Candidate:
     _add_hand_fans(job, tab, notes)
     _tile_hog(job, 0, tab, notes)
     if job.prof.new_fans:
-        if all(t in _GREEN for t in kinds):
+        if all(t in GREEN for t in kinds):
             tab[F.GREEN_SEVEN_PAIRS] = 1
             _note(notes, F.GREEN_SEVEN_PAIRS, pairs)
         if kinds == list(range(27, 34)):

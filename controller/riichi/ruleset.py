@@ -38,6 +38,7 @@ from .settlement import DIVISIONS, FinalScores, NextHand, after_false_win, final
 from .tenpai import completing_tiles, discard_furiten
 
 DEAD_WALL = 14  # L23
+PAO_NAMES = frozenset({"Daisangen", "Dai Suushii", "Suu Kantsu"})  # yakuman with liability (L730-L738)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,9 @@ class RiichiRuleset:
 
     @property
     def hands_per_session(self) -> int:
-        return 8  # East 1 - South 4 without renchan (L13, L446); renchan adds hands (see next_hand)
+        # East 1 - South 4 is 8 hands without renchan (L13, L446); renchan adds hands.  In the live engine the
+        # half-game ends by next_hand (controller/engine/ext_riichi.py); this is only a safety cap.
+        return 64
 
     def claim_kinds(self) -> frozenset[ClaimKind]:
         return frozenset(ClaimKind)  # chi only from the left player (L309): the engine's chow rule
@@ -128,7 +131,8 @@ class RiichiRuleset:
         """The hand value split (L727-L728), honba (L442) and deposits (L47) when supplied, pao (L735-L737)."""
         sit = self.situation(situation)
         main, additional = _split_value(check.total, sit.dealer, situation.self_drawn)
-        pao_seat = situation.pao
+        # pao only when the liable yakuman is part of the win (L735-L737)
+        pao_seat = situation.pao if any(name in PAO_NAMES for name, _, _ in check.fans) else None
         score = RiichiScore(han=0, fu=0, yaku=(), limit="", value=check.total, main=main, additional=additional)
         return payment_split(score, winner=situation.winner, dealer=situation.dealer,
                              self_drawn=situation.self_drawn, discarder=situation.discarder,
@@ -167,6 +171,13 @@ class RiichiRuleset:
         return f.final
 
     # --- riichi-only hooks -------------------------------------------------------------------------------
+
+    def engine_extension(self) -> object:
+        """The live engine's hooks for riichi sticks, ippatsu, dora, furiten, honba/renchan, noten payments,
+        pao and final scores (:class:`controller.engine.ext_riichi.RiichiExtension`, imported lazily)."""
+        from controller.engine.ext_riichi import RiichiExtension
+
+        return RiichiExtension(self)
 
     def start_points(self) -> int:
         """Starting points of the division (L16-L18)."""

@@ -48,7 +48,7 @@ class Bot:
             rest.remove(st.drawn)
             if _can_win(st, self.seat, st.drawn, rest):
                 return {"type": "tsumo", "seat": self.seat}
-        if st.drawn is not None and st.wall:
+        if st.drawn is not None and st.wall and not seat.dead:  # 停和陪打: no kongs (L654, kept simple)
             kinds = Counter(t.kind for t in seat.concealed)
             for t in seat.concealed:
                 if t.suit != void and kinds[t.kind] == 4 and self.rng.random() < 0.8:
@@ -75,11 +75,11 @@ class Bot:
 
     def claim(self, st: HandState, tile: Tile, discarder: int, robbing: bool) -> dict[str, Any] | None:
         seat = st.seats[self.seat]
-        if self.seat == discarder or self.seat in st.winners or seat.dead:
+        if self.seat == discarder or self.seat in st.winners:
             return None
-        if _can_win(st, self.seat, tile, list(seat.concealed)):
+        if not seat.dead and _can_win(st, self.seat, tile, list(seat.concealed)):
             return {"type": "win", "seats": [self.seat]}
-        if robbing or tile.suit == st.voids[self.seat]:
+        if robbing or tile.suit == st.voids[self.seat] or seat.dead:
             return None
         same = sum(1 for t in seat.concealed if t.kind == tile.kind)
         if same == 3 and st.wall and self.rng.random() < 0.7:

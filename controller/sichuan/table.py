@@ -287,17 +287,40 @@ def _pung(st: HandState, ev: dict[str, Any]) -> HandState:
         raise IllegalEventError("no discard to pong")
     d, t = st.last_discard
     seat = st.seats[s]
-    if s == d or s in st.winners or seat.dead:
+    if s == d or s in st.winners:
         raise IllegalEventError(f"seat {s} may not pong")
     if st.voids[s] == t.suit:
         raise IllegalEventError(f"no pong on the missing suit {t.suit} (L342)")
     if sum(1 for x in seat.concealed if x.kind == t.kind) < 2:
         raise IllegalEventError(f"seat {s} has no pair of {t.code}")
+    after = seat.meld_from(t, 2, claimed_from=d, owner=s)
+    if seat.dead and not _tenpai_after_discard(after, st.voids[s]):
+        raise IllegalEventError("under 停和陪打 a pong is allowed only to reach tenpai (L654)")
     st = _mark_passed(st, t, frozenset())
     seat = st.seats[s]
     st = _set_seat(st, d, st.seats[d].mark_called())
     st = _set_seat(st, s, seat.meld_from(t, 2, claimed_from=d, owner=s))
     return replace(st, phase="turn", turn=s, last_discard=None, drawn=None, kong_discard=None)
+
+
+def _tenpai(seat: SeatTiles, void: str | None) -> bool:
+    """13-tile hand (kongs count 3) with a winning tile."""
+    return _can_win_any(seat, void)
+
+
+def _tenpai_after_discard(seat: SeatTiles, void: str | None) -> bool:
+    """After a pong: some discard leaves the hand tenpai."""
+    return any(_tenpai(seat.remove([t]), void) for t in set(seat.concealed))
+
+
+def _close(st: HandState) -> HandState:
+    """The hand ends: 停和陪打 seats give back all their kong money of the hand (L654)."""
+    kongs = list(st.kongs)
+    for s in range(4):
+        if s not in st.winners and st.seats[s].dead:
+            deltas, kongs = refund_all(s, kongs)
+            st = _pay(st, "kong_refund", deltas, "停和陪打 L654")
+    return replace(st, phase="over", kongs=tuple(kongs))
 
 
 def _replacement(st: HandState, s: int) -> HandState:
@@ -320,10 +343,12 @@ def _kong(st: HandState, ev: dict[str, Any]) -> HandState:
         if st.phase != "claim" or st.last_discard is None or st.last_discard[1].kind != t.kind:
             raise IllegalEventError("no discard to kong")
         d = st.last_discard[0]
-        if s == d or s in st.winners or seat.dead or not st.wall:
+        if s == d or s in st.winners or not st.wall:
             raise IllegalEventError("a called kong is not allowed now (none on the 海底 discard, L406)")
         if sum(1 for x in seat.concealed if x.kind == t.kind) < 3:
             raise IllegalEventError(f"seat {s} has no three {t.code}")
+        if seat.dead and not _tenpai(seat.meld_from(t, 3, claimed_from=d, owner=s), st.voids[s]):
+            raise IllegalEventError("under 停和陪打 a kong is allowed only to reach tenpai (L654)")
         money = kong_money(s, KongType.CALLED, st.active, d)
         st = _set_seat(st, d, st.seats[d].mark_called())
         st = _set_seat(st, s, seat.meld_from(t, 3, claimed_from=d, owner=s))
@@ -336,6 +361,8 @@ def _kong(st: HandState, ev: dict[str, Any]) -> HandState:
     if how == "concealed":
         if sum(1 for x in seat.concealed if x.kind == t.kind) < 4:
             raise IllegalEventError(f"seat {s} does not hold four {t.code}")
+        if seat.dead and not _tenpai(seat.concealed_kong(t), st.voids[s]):
+            raise IllegalEventError("under 停和陪打 a kong is allowed only to reach tenpai (L654)")
         money = kong_money(s, KongType.CONCEALED, st.active)
         st = _set_seat(st, s, seat.concealed_kong(t))
         st = _pay(replace(st, kongs=(*st.kongs, money), last_kong=money), "kong", money.deltas, "暗杠 L502")
@@ -343,6 +370,8 @@ def _kong(st: HandState, ev: dict[str, Any]) -> HandState:
     if how == "promoted":
         if not seat.has_pung(t) or t not in seat.concealed:
             raise IllegalEventError(f"seat {s} has no pong of {t.code} and the fourth tile")
+        if seat.dead and not _tenpai(seat.promote(t), st.voids[s]):
+            raise IllegalEventError("under 停和陪打 a kong is allowed only to reach tenpai (L654)")
         st = _set_seat(st, s, seat.promote(t))
         return replace(st, phase="rob", promoted=(s, t), last_discard=None,
                        drawn=st.drawn if st.drawn is not None and st.drawn.kind == t.kind else None,
@@ -412,7 +441,7 @@ def _win(st: HandState, ev: dict[str, Any]) -> HandState:
     st = replace(st, win_tiles=(*st.win_tiles, t))
     st = replace(st, win_events=st.win_events + 1, promoted=None, last_discard=None, kong_discard=None)
     if len(st.won) >= 3:
-        return replace(st, phase="over")
+        return _close(st)
     if not st.wall:
         return _exhaustive(st)
     return replace(st, phase="draw", turn=st.next_active(order[-1]))  # after the last winner (L474)
@@ -430,7 +459,7 @@ def _tsumo(st: HandState, ev: dict[str, Any]) -> HandState:
     st = _set_seat(st, s, st.seats[s].add(t))
     st = replace(st, win_events=st.win_events + 1, drawn=None)
     if len(st.won) >= 3:
-        return replace(st, phase="over")
+        return _close(st)
     if not st.wall:
         return _exhaustive(st)
     return replace(st, phase="draw", turn=st.next_active(s))
@@ -438,11 +467,8 @@ def _tsumo(st: HandState, ev: dict[str, Any]) -> HandState:
 
 def _exhaustive(st: HandState) -> HandState:
     """查花猪 + 查大叫 + kong refunds for not-tenpai players (L549-L596), then the hand is over."""
+    st = replace(_close(st), phase=st.phase)  # 停和陪打 refunds first (L654)
     kongs = list(st.kongs)
-    for s in range(4):  # 停和陪打 players refund all kong money (L654)
-        if s not in st.winners and st.seats[s].dead:
-            deltas, kongs = refund_all(s, kongs)
-            st = _pay(st, "kong_refund", deltas, "停和陪打 L654")
     seats = [DrawSeat(seat=s, hand=hand_of(st.seats[s]), void_suit=st.voids[s] or "m",
                       discarded_other_suit=st.seats[s].discarded_other, active_pig_declared=st.seats[s].pig,
                       no_win=st.seats[s].dead) for s in st.active]

@@ -22,15 +22,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mjtable.demo.stack import DemoOptions, DemoStack
+from mjtable.demo.stack import DEFAULT_CAMERA, DemoOptions, DemoStack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="mcr-2006", help="mcr-1998 | mcr-2006 | mcr-2017 (default mcr-2006)")
     parser.add_argument("--seed", type=int, default=1, help="walls and bot choices (dice come from the MCU sim)")
-    parser.add_argument("--hands", type=int, default=None, help="cut the session short after N hands")
-    parser.add_argument("--fast", action="store_true", help="0.2 s wall builds instead of a real table's 60 s")
-    parser.add_argument("--camera", choices=("sim", "direct"), default="sim",
+    parser.add_argument("--hands", type=int, default=None,
+                        help="cut the session short after N hands (a resumed session keeps its own length)")
+    parser.add_argument("--fast", action="store_true", help="0.2 s wall builds (default: 2 s; a real table: 60 s)")
+    parser.add_argument("--build-s", type=float, default=None, help="wall build time of the simulated table, s")
+    parser.add_argument("--camera", choices=("sim", "direct"), default=DEFAULT_CAMERA,
                         help="sim: rendered frames through the real vision pipeline; direct: the scene's ground "
                              "truth as vision events (no rendering)")
     parser.add_argument("--run-dir", type=Path, default=None, help="where records go (default ./runs/<UTC time>);"
@@ -65,7 +67,8 @@ def emit_line(doc: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     run_dir = args.run_dir or Path("runs") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    opts = DemoOptions(rules=args.rules, seed=args.seed, hands=args.hands, fast=args.fast, camera=args.camera,
+    build_s = args.build_s if args.build_s is not None else (0.2 if args.fast else 2.0)
+    opts = DemoOptions(rules=args.rules, seed=args.seed, hands=args.hands, build_s=build_s, camera=args.camera,
                        run_dir=run_dir.resolve(), broker=args.broker, broker_ws=args.broker_ws, mcu_pty=args.mcu_pty,
                        display_port=args.display_port, timers=_timers(args.timer), table=args.table)
     stack = DemoStack(opts, emit_line)
@@ -98,4 +101,6 @@ def run(args: argparse.Namespace) -> int:
     stack.close()
     summary["interrupted"] = interrupted.is_set()
     emit_line(summary)
+    if interrupted.is_set():
+        return 130  # the journal keeps the session: run again with the same --run-dir to resume it
     return 0 if summary.get("ok") else 1

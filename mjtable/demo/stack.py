@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from controller.engine.effects import Effect, HandEnded, SessionEnded
 from controller.engine.events import Event
@@ -27,16 +27,19 @@ from hw.fake import FakeBackend, WallClock
 from mjtable.broker import LocalMosquitto
 from mjtable.config import Config, parse_config
 from mjtable.demo.camera import DirectCamera
-from mjtable.demo.world import DemoWorld
+from mjtable.demo.world import DemoWorld, TableCamera
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
 from mjtable.service import Injected, build_service
 from mjtable.service.logs import JsonLineFormatter
 from mjtable.service.notify import RecordingNotifier
+from mjtable.service.parts import ObservationSource
 from mjtable.service.runner import TableService
 
 LOGGER = logging.getLogger(__name__)
 Emit = Callable[[dict[str, Any]], None]
+#: the camera ``mjtable demo`` uses unless told otherwise
+DEFAULT_CAMERA = "direct"
 
 
 @dataclass
@@ -44,7 +47,7 @@ class DemoOptions:
     rules: str = "mcr-2006"
     seed: int = 1
     hands: int | None = None
-    fast: bool = True
+    build_s: float = 0.2
     camera: str = "direct"
     run_dir: Path = Path("runs/demo")
     broker: str | None = None
@@ -54,7 +57,12 @@ class DemoOptions:
     timers: dict[str, float] = field(default_factory=dict)
     table: str = "demo"
     recorder: bool = True
+    validate: bool = False
     end_wait_s: float = 20.0
+
+
+class DemoCamera(TableCamera, ObservationSource, Protocol):
+    def open(self) -> ObservationSource: ...
 
 
 class DemoStack:
@@ -75,15 +83,25 @@ class DemoStack:
         self.service: TableService | None = None
         self.world: DemoWorld | None = None
         self.gpio = FakeBackend(WallClock())
-        self.camera = DirectCamera()
+        self.camera: DemoCamera = DirectCamera()
         self.cfg: Config | None = None
         self._log_handler: logging.Handler | None = None
         self._t0 = time.monotonic()
         self.hand_lines: list[dict[str, Any]] = []
 
+    def _make_camera(self) -> DemoCamera:
+        if self.opts.camera == "direct":
+            return DirectCamera()
+        try:
+            from mjtable.demo.simcamera import SimulatedCamera
+        except ImportError as exc:
+            raise RuntimeError(f"--camera sim needs the vision pipeline ({exc}); use --camera direct") from exc
+        return SimulatedCamera(seed=self.opts.seed)
+
     # --- start ------------------------------------------------------------------------------------------
     def start(self) -> None:
         o = self.opts
+        self.camera = self._make_camera()
         o.run_dir.mkdir(parents=True, exist_ok=True)
         handler = logging.FileHandler(o.run_dir / "service.log.jsonl")
         handler.setFormatter(JsonLineFormatter())
@@ -109,9 +127,8 @@ class DemoStack:
                    "resumed": (o.run_dir / f"{o.table}.journal.jsonl").exists()})
 
     def _start_mcu_sim(self) -> None:
-        cmd = [sys.executable, "-m", "mjtable.cli", "table-sim", "--seed", str(self.opts.seed)]
-        if self.opts.fast:
-            cmd.append("--fast")
+        cmd = [sys.executable, "-m", "mjtable.cli", "table-sim", "--seed", str(self.opts.seed), "--fast",
+               "--build-s", str(self.opts.build_s)]
         self.mcu_proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=open(self.opts.run_dir / "table-sim.log", "ab"))  # noqa: SIM115
         assert self.mcu_proc.stdout is not None
@@ -140,7 +157,7 @@ class DemoStack:
                       "players": ["Bot East", "Bot South", "Bot West", "Bot North"], "timers": o.timers},
             "serial": {"port": self.pty or ""},
             "camera": {"source": "sim"},
-            "mqtt": {"host": self.host, "port": self.port},
+            "mqtt": {"host": self.host, "port": self.port, "validate": o.validate},
             "gpio": {"backend": "fake", "bounce_s": 0.005},
             "service": {"display_port": 0},
         }

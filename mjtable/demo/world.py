@@ -8,7 +8,7 @@ loop hand-off).  Flowers and promoted kongs have no sensor on a one-camera table
 referee's operator would (``via: operator``).  The wall is shuffled by the world (seeded per hand) and read
 by the service through its ``wall_reader`` port (a tile-reading table).
 
-Deterministic for a seed: a bot's choice depends only on the seed, the engine ``seq`` and the seat, so a
+Deterministic for a seed: a bot's choice depends only on the seed, the game's progress and the seat, so a
 run killed and resumed from its journal makes the same choices as an uninterrupted one.  Loop thread only.
 """
 
@@ -50,6 +50,26 @@ class WorldStats:
     by_kind: dict[str, int] = field(default_factory=dict)
 
 
+def _call_registered(st: GameState, seat: int) -> bool:
+    """The engine took ``seat``'s *call* press (or the window is gone)."""
+    hand = st.hand
+    if hand is None or hand.claim is None:
+        return True
+    return seat in hand.claim.pending or any(c.seat == seat for c in hand.claim.calls)
+
+
+def progress_key(st: GameState) -> str:
+    """Where the game is, independent of events that do not move it (link up/down, rejected or duplicate input,
+    clock ticks): the bots' random choices are keyed on it, so a resumed run decides like an uninterrupted one."""
+    hand = st.hand
+    if hand is None:
+        return f"{st.session.hand_no}:-"
+    ponds = sum(len(s.pond) for s in hand.seats)
+    melds = sum(len(s.melds) for s in hand.seats)
+    flowers = sum(len(s.flowers) for s in hand.seats)
+    return f"{st.session.hand_no}:{hand.wall_remaining}:{ponds}:{melds}:{flowers}:{st.phase}"
+
+
 class DemoWorld:
     """Args:
         service: the running table service (its state is what the players see: full information).
@@ -61,7 +81,7 @@ class DemoWorld:
     """
 
     def __init__(self, service: TableService, *, seed: int, gpio: FakeBackend, pinout: PanelPinout,
-                 camera: TableCamera, press_s: float = 0.03, act_timeout_s: float = 5.0,
+                 camera: TableCamera, press_s: float = 0.01, act_timeout_s: float = 5.0,
                  on_act: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.service = service
         self.seed = seed
@@ -83,24 +103,26 @@ class DemoWorld:
         return tuple(t.code for t in tiles)
 
     # --- the players --------------------------------------------------------------------------------------
-    def next_action(self, st: GameState) -> tuple[int, Action] | None:
-        """The next act of a player (as the simulator orders them), or None when the table must act."""
+    def next_actions(self, st: GameState) -> list[tuple[int, Action]]:
+        """What the players do now: the one player whose turn it is, or every player still deciding on an open
+        discard (they answer at the same time, as at a real table).  Empty when the table must act."""
         hand = st.hand
         if hand is None or st.paused or st.phase in (Phase.BUILDING, Phase.HAND_OVER, Phase.DICE,
                                                      Phase.SESSION_OVER):
-            return None
+            return []
         if st.phase is Phase.FLOWERS:
             seats = [hand.flower_seat] if hand.flower_seat is not None else []
         elif st.phase is Phase.TURN:
             seats = [hand.turn] if hand.turn is not None else []
         else:
             seats = list(claim_order(st))
+        acts: list[tuple[int, Action]] = []
         for seat in seats:
-            bot = Bot(seat, random.Random(f"{self.seed}:{st.seq}:{seat}"))
+            bot = Bot(seat, random.Random(f"{self.seed}:{progress_key(st)}:{seat}"))
             act = bot.decide(st)
             if act is not None:
-                return seat, act
-        return None
+                acts.append((seat, act))
+        return acts
 
     async def run(self) -> None:
         """Play until the session is over (service loop)."""
@@ -108,16 +130,42 @@ class DemoWorld:
             st = self.service.state
             if st.phase is Phase.SESSION_OVER:
                 return
-            nxt = self.next_action(st)
-            if nxt is None:
+            acts = self.next_actions(st)
+            if not acts:
                 await self._wait_change(st.seq, None)
                 continue
-            seat, act = nxt
-            await self.perform(st, seat, act)
-            if not await self._wait_change(st.seq, self.act_timeout_s):
+            await asyncio.gather(*(self.perform(st, seat, act) for seat, act in acts))
+            acted = {seat for seat, _ in acts}
+            if not await self._wait_until(self._answered(st.seq, acted), self.act_timeout_s):
                 self.stats.stalls += 1
-                LOGGER.warning("seat %d %s not accepted within %.1f s; acting again", seat, act.kind,
-                               self.act_timeout_s)
+                LOGGER.warning("seats %s: %s not accepted within %.1f s; acting again", sorted(acted),
+                               [a.kind for _, a in acts], self.act_timeout_s)
+
+    def _answered(self, seq: int, acted: set[int]) -> Callable[[GameState], bool]:
+        def done(now: GameState) -> bool:
+            return now.seq != seq and not acted & self._undecided(now)
+
+        return done
+
+    def _undecided(self, st: GameState) -> set[int]:
+        """Seats that still owe an answer to the open claim window (all acted seats otherwise)."""
+        if st.phase not in (Phase.CLAIMS, Phase.ROB_KONG) or st.hand is None or st.hand.claim is None:
+            return set()
+        w = st.hand.claim
+        called = {c.seat for c in w.calls}
+        return {s for s in w.eligible if s not in w.passed and s not in called}
+
+    async def _wait_until(self, done: Callable[[GameState], bool], timeout_s: float) -> bool:
+        async def wait() -> None:
+            while not done(self.service.state):
+                self.service.changed.clear()
+                await self.service.changed.wait()
+
+        try:
+            await asyncio.wait_for(wait(), timeout_s)
+        except TimeoutError:
+            return False
+        return True
 
     async def _wait_change(self, seq: int, timeout_s: float | None) -> bool:
         async def changed() -> None:
@@ -150,7 +198,7 @@ class DemoWorld:
             assert window is not None
             if seat not in window.pending:
                 await self.press(seat, "call")
-                if not await self._wait_change(st.seq, self.act_timeout_s):
+                if not await self._wait_until(lambda now: _call_registered(now, seat), self.act_timeout_s):
                     return
             self._show(self.service.state, seat, self._claim_observation(st, seat, str(fields["kind"]),
                                                                          fields.get("tiles")))

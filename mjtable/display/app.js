@@ -157,6 +157,7 @@ function render() {
   document.getElementById("timers").replaceChildren(...tl.map((t) => el("div", {}, [
     el("span", {text: `${t.name}${t.seat !== null ? " (seat " + t.seat + ")" : ""}: `}),
     el("span", {class: "countdown", id: `timer-${t.name}-${t.seat}`, "data-deadline": t.deadline_s})])));
+  renderExtras(doc);
   renderResult(doc.result, doc);
   renderLists(doc);
   tickCountdowns();
@@ -182,6 +183,23 @@ function renderSeat(doc, seat) {
   }
   parts.push(el("div", {class: "pond", id: `pond-${seat.seat}`}, seat.pond.map((p) => tileEl(p.tile, p.called ? "called" : ""))));
   box.replaceChildren(...parts);
+}
+
+function renderExtras(doc) {
+  const parts = [];
+  const r = doc.riichi;
+  if (r) {
+    parts.push(el("div", {id: "dora"}, [el("span", {text: "dora indicators "}), ...(r.dora_indicators || []).map((c) => tileEl(c)),
+      ...((r.ura_indicators || []).length ? [el("span", {text: " ura "}), ...r.ura_indicators.map((c) => tileEl(c))] : [])]));
+    const inRiichi = (r.riichi || []).map((x, i) => (x ? doc.seats[i].player : null)).filter((x) => x);
+    parts.push(el("div", {text: `honba ${r.honba} · deposits ${r.deposits}` +
+      (r.points ? " · points " + r.points.join(" / ") : "") + (inRiichi.length ? " · riichi: " + inRiichi.join(", ") : "")}));
+  }
+  const sc = doc.sichuan;
+  if (sc) {
+    parts.push(el("div", {id: "voids", text: "定缺 voids: " + (sc.voids || []).map((v, i) => `${doc.seats[i].player} ${v || (sc.void_chosen && sc.void_chosen[i] ? "chosen" : "…")}`).join(" · ")}));
+  }
+  document.getElementById("extras").replaceChildren(...parts);
 }
 
 function renderResult(r, doc) {

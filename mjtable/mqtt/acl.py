@@ -64,7 +64,7 @@ def _rules(entry: RosterEntry) -> list[str]:
         assert entry.table_id is not None
         tt = TableTopics(entry.table_id)
         return [f"topic write {tt.state}", f"topic write {tt.events}", f"topic write {tt.timers}",
-                f"topic readwrite {tt.status}", f"topic write {tt.referee_state}",
+                f"topic readwrite {tt.status}", f"topic write {tt.health}", f"topic write {tt.referee_state}",
                 f"topic write {tt.command_result}", f"topic read {tt.command}", f"topic write {tt.spectator_base}/#"]
     if entry.role == "referee":
         return [f"topic read {t}/#", f"topic write {t}/referee/command", f"topic read {PREFIX}/spectator/#"]

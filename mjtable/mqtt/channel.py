@@ -74,6 +74,7 @@ class TableChannel:
         self._reported_results: set[int] = set()
         self._ended = False
         self._last_public: dict[str, Any] | None = None
+        self._infractions: dict[str, dict[str, Any]] = {}  # every infraction seen, by id, latest status
 
     # -- documents -----------------------------------------------------------------------------------
     def publish_state(self, public: dict[str, Any], referee: dict[str, Any] | None = None) -> None:
@@ -144,6 +145,9 @@ class TableChannel:
     def _derive_events(self, public: dict[str, Any]) -> None:
         session = public["session"]
         hand_no = int(session["hand_no"])
+        for inf in public.get("infractions", []):
+            if isinstance(inf, dict) and "id" in inf:
+                self._infractions[str(inf["id"])] = inf
         result = public.get("result")
         players = [s["player"] for s in public["seats"]]
         if result is not None and hand_no not in self._reported_results:
@@ -158,5 +162,6 @@ class TableChannel:
             self._ended = True
             self.publish_event("game_end", {"rules": public["rules"], "players": players,
                                             "scores": [s["score"] for s in public["seats"]],
-                                            "hands_played": hand_no},
+                                            "hands_played": hand_no,
+                                            "infractions": list(self._infractions.values())},
                                event_id=f"{self.game_id}:end")

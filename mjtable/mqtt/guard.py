@@ -7,7 +7,9 @@ events, the spectator mirror) and raises :class:`HiddenInformationError` if it f
 * a ``referee_state`` schema tag,
 * a concealed kong whose ``tiles`` are not ``null`` (it lies face down) while the hand is running -- once a
   state document shows the hand's ``result``, the hands are shown and so are the kongs --, or
-* an event whose data names the tile a player drew (``type`` ``draw`` with a non-flower ``tile``).
+* an event whose data names the tile a player drew (``type`` ``draw`` with a non-flower ``tile``);
+* rules extras that are referee-only: Sichuan ``void_tiles`` (the face-down 定缺 tile) or ``voids`` before
+  ``revealed``; riichi ``furiten``/``tenpai`` (they reveal hands) or ``ura_indicators`` before the result.
 
 The publisher calls it on every public message; it is pure and thread-safe.
 """
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-FORBIDDEN_KEYS = frozenset({"concealed", "waits", "wall", "dead_wall", "drawn", "hand_tiles"})
+FORBIDDEN_KEYS = frozenset({"concealed", "waits", "wall", "dead_wall", "drawn", "hand_tiles", "void_tiles", "furiten",
+                            "tenpai"})
 
 
 class HiddenInformationError(ValueError):
@@ -38,6 +41,13 @@ def check_public(doc: Any, path: str = "$", *, hand_over: bool | None = None) ->
             raise HiddenInformationError(path, "a referee state document")
         if doc.get("type") == "concealed_kong" and doc.get("tiles") is not None and not hand_over:
             raise HiddenInformationError(path, "the tiles of a face-down concealed kong")
+        sichuan = doc.get("sichuan")
+        if isinstance(sichuan, dict) and not sichuan.get("revealed") and any(
+                v is not None for v in sichuan.get("voids") or []):
+            raise HiddenInformationError(f"{path}.sichuan.voids", "定缺 voids before the reveal")
+        riichi = doc.get("riichi")
+        if isinstance(riichi, dict) and riichi.get("ura_indicators") and not hand_over:
+            raise HiddenInformationError(f"{path}.riichi.ura_indicators", "ura dora before the hand is over")
         if doc.get("type") == "draw" and isinstance(doc.get("data"), dict):
             drawn = doc["data"].get("tile")
             if isinstance(drawn, str) and not drawn.endswith("f"):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -136,9 +137,14 @@ class PahoPublisher:
         return len(self.outbox)
 
     def close(self, timeout_s: float = 5.0) -> None:
+        """Wait up to ``timeout_s`` for queued messages to be acknowledged, publish the offline status (if a
+        will is set) and disconnect.  Unacknowledged messages stay in a persistent outbox for the next start."""
         if self._closed:
             return
         self._closed = True
+        deadline = time.monotonic() + timeout_s
+        while self.connected and self._unacked() and time.monotonic() < deadline:
+            time.sleep(0.005)  # let paho deliver what is queued; the rest stays in the outbox
         if self._will is not None and self.connected:
             info = self._client.publish(self._will.topic, self._will.payload, qos=1, retain=self._will.retain)
             self._register(info.mid, None)
@@ -146,6 +152,10 @@ class PahoPublisher:
         self._client.disconnect()
         self._client.loop_stop()
         self.outbox.close()
+
+    def _unacked(self) -> int:
+        with self._lock:
+            return len(self._inflight)
 
     def kill(self) -> None:
         """Drop the connection without DISCONNECT (tests: the broker then fires the last will)."""

@@ -4,8 +4,9 @@
     mjtable recorder --db sqlite:///runs/records.db --export runs/records   # write records, sheets, standings
 
 Runs until SIGINT/SIGTERM; prints JSON lines (``recorder_started``, ``recorder_stats`` every
-``--stats-every-s`` seconds, ``recorder_stopped``).  ``--export DIR`` writes one ``<game>.json`` game record
-and one ``<game>.csv`` score sheet per game plus ``standings.csv`` and ``standings.json``, then exits.
+``--stats-every-s`` seconds, ``recorder_stopped``).  ``--export DIR`` writes one ``<game>.json`` game record,
+one ``<game>.csv`` score sheet and one ``<game>.penalties.csv`` penalty record per game plus ``standings.csv``
+and ``standings.json``, then exits.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ from typing import Any
 
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore, StoreError
-from mjtable.records import game_records_from_events, score_sheet_csv, standings, standings_csv
+from mjtable.records import (
+    game_records_from_events,
+    penalty_sheet_csv,
+    score_sheet_csv,
+    standings,
+    standings_csv,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +64,7 @@ def export(store: SqlEventStore, out: Path) -> dict[str, Any]:
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rec["game_id"])
         (out / f"{safe}.json").write_text(json.dumps(rec, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         (out / f"{safe}.csv").write_text(score_sheet_csv(rec), encoding="utf-8")
+        (out / f"{safe}.penalties.csv").write_text(penalty_sheet_csv(rec), encoding="utf-8")
     rows = standings(records)
     (out / "standings.csv").write_text(standings_csv(rows), encoding="utf-8")
     (out / "standings.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -52,6 +52,7 @@ class Recorder:
         c.max_inflight_messages_set(200)
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
+        c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         self._client = c
         self._keepalive_s = keepalive_s
@@ -64,6 +65,7 @@ class Recorder:
         return self
 
     def wait_connected(self, timeout_s: float = 10.0) -> bool:
+        """Block until connected AND subscribed (True), or ``timeout_s`` passed (False)."""
         return self._connected.wait(timeout_s)
 
     def stop(self) -> None:
@@ -77,9 +79,15 @@ class Recorder:
             LOGGER.error("broker %s:%s refused the recorder: %s", self.host, self.port, reason)
             return
         client.subscribe([(ALL_EVENTS, 1), (ALL_STATUS, 1)])
-        self._connected.set()
         LOGGER.info("recorder connected to %s:%s (session present: %s)", self.host, self.port,
                     getattr(flags, "session_present", "?"))
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, codes: Any, props: Any) -> None:
+        if any(getattr(c, "is_failure", False) for c in codes):
+            self.last_connect_error = f"subscription refused: {codes}"
+            LOGGER.error("broker refused the recorder's subscriptions: %s", codes)
+            return
+        self._connected.set()  # ready only once the broker confirmed the subscriptions
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self._connected.clear()

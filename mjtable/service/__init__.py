@@ -112,7 +112,7 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
             return open_camera_source(cfg)
     camera = CameraPart(camera_open, emit, health, describe=f"camera {cfg.camera.source}")
 
-    topics = TableTopics(cfg.table.id, prefix=cfg.mqtt.topic_prefix)
+    topics = TableTopics(cfg.table.id)
     publisher = inj.publisher
     if publisher is None:
         password = Path(cfg.mqtt.password_file).read_text().strip() if cfg.mqtt.password_file else None
@@ -122,7 +122,7 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
             will=status_message(topics, "offline"), online=status_message(topics, "online"),
             username=cfg.mqtt.username or None, password=password).start()
     game_id = f"{cfg.table.id}-{int(table.state.session.start_s)}"
-    channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id)
+    channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id, validate=cfg.mqtt.validate)
 
     def emit_json(obj: dict[str, Any], done: Callable[[str | None], None]) -> None:
         service_ref[0].emit_json(obj, done)

@@ -1,21 +1,117 @@
-"""The real camera for ``mjtable run``: a frame source (picamera2, OpenCV, files) through area 6's vision
-pipeline with area 5's classifier, producing vision event dicts for the engine.
+"""The camera part's real source: frames -> area 6's vision pipeline (with area 5's classifier) -> vision event
+dicts, on a worker thread.
 
-Frames are captured and processed on a worker thread (OpenCV and ONNX Runtime release the GIL); each event is
-handed to the service loop with ``call_soon_threadsafe``.  Any failure to open the camera is a ``RuntimeError``
-with the reason, which the service reports as ``camera: down: ...`` while the game goes on.
+:class:`ThreadedPipelineSource` grabs a frame, runs the (stateful, tracking) pipeline on it and hands each event
+to the service loop with ``call_soon_threadsafe``, at most ``fps`` times a second.  It serves ``mjtable run``
+(frames from ``vision.sources``: picamera2, OpenCV, files) and the demo (frames rendered by ``vision.simcam``).
+Failing to open the camera or the pipeline is a ``RuntimeError`` naming what is missing; the service reports it
+as ``camera: down: ...`` and the game goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
+
 from mjtable.config import Config
-from mjtable.service.parts import ObservationSource
+
+LOGGER = logging.getLogger(__name__)
 
 
-def open_camera_source(cfg: Config) -> ObservationSource:
-    """Open the configured camera and pipeline.  Raises RuntimeError naming what is missing."""
+class FramePipeline(Protocol):
+    """Frames in, vision event dicts out (stateful: tracks tiles over frames).  Worker thread only."""
+
+    def process(self, frame: Any) -> list[dict[str, Any]]: ...
+
+
+def default_pipeline(min_confidence: float = 0.85) -> FramePipeline:
+    """Area 6's table pipeline with area 5's classifier; RuntimeError naming what is missing."""
+    live = _optional("vision.pipeline.live", "the vision pipeline")
+    pipeline: FramePipeline = live.TablePipeline.default(min_confidence=min_confidence)
+    return pipeline
+
+
+def _optional(module: str, what: str) -> Any:
+    """Import an optional part lazily (OpenCV/ONNX load only when a camera is used)."""
     try:
-        from mjtable.service.camera_pipeline import PipelineSource
+        return importlib.import_module(module)
     except ImportError as exc:
-        raise RuntimeError(f"the vision pipeline is not available: {exc}") from exc
-    return PipelineSource.open(cfg)
+        raise RuntimeError(f"{what} is not available: {exc}") from exc
+
+
+class ThreadedPipelineSource:
+    """An :class:`mjtable.service.parts.ObservationSource` running ``grab`` + ``pipeline`` on a thread.
+
+    Args:
+        grab: returns the next frame (BGR uint8 HxWx3), or None at the end of the source; worker thread.
+        pipeline: the frame pipeline.
+        fps: upper bound of frames processed per second.
+        close: releases the frame source (worker thread, after the last grab).
+    """
+
+    def __init__(self, grab: Callable[[], Any], pipeline: FramePipeline, *, fps: float,
+                 close: Callable[[], None] | None = None) -> None:
+        self._grab = grab
+        self.pipeline = pipeline
+        self.fps = fps
+        self._close = close
+        self._queue: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.frames = 0
+
+    def _run(self, loop: asyncio.AbstractEventLoop) -> None:  # worker thread
+        period = 1.0 / self.fps
+        end: BaseException | None = None
+        try:
+            while not self._stop.is_set():
+                t0 = time.monotonic()
+                frame = self._grab()
+                if frame is None:
+                    break
+                for ev in self.pipeline.process(frame):
+                    loop.call_soon_threadsafe(self._queue.put_nowait, ev)
+                self.frames += 1
+                self._stop.wait(max(0.0, period - (time.monotonic() - t0)))
+        except Exception as exc:  # handed to the loop: the camera part reports it and retries
+            end = exc
+        finally:
+            if self._close is not None:
+                self._close()
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(self._queue.put_nowait, end)
+
+    async def observations(self) -> AsyncIterator[dict[str, Any]]:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, args=(asyncio.get_running_loop(),),
+                                            name="camera.pipeline", daemon=True)
+            self._thread.start()
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise RuntimeError(f"camera pipeline failed: {item}") from item
+            yield item
+
+    async def aclose(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 5.0)
+            self._thread = None
+
+
+def open_camera_source(cfg: Config) -> ThreadedPipelineSource:
+    """Open the configured camera and the pipeline.  Raises RuntimeError naming what is missing."""
+    sources = _optional("vision.sources", "the camera frame sources")
+    pipeline = default_pipeline(cfg.camera.min_confidence)
+    try:
+        src = sources.open_source(cfg.camera.source, width=cfg.camera.width, height=cfg.camera.height)
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(str(exc)) from exc
+    return ThreadedPipelineSource(src.read, pipeline, fps=cfg.camera.fps, close=src.close)

@@ -19,7 +19,7 @@ from controller.engine.effects import McuCommand
 from controller.engine.events import ButtonPressed, DiceRolled, Event, LinkChanged, McuFault, TableBuilt
 from firmware_bridge import events as mcu_events
 from firmware_bridge.commands import NackReason
-from firmware_bridge.events import BridgeError, BuildFailedError, BuildResult, McuNackError
+from firmware_bridge.events import BridgeError, BuildFailedError, BuildResult, McuNackError, McuResetError
 from firmware_bridge.session import LinkTiming, TableLink
 from firmware_bridge.transport import serial_factory
 from mjtable.service.health import Health
@@ -72,6 +72,8 @@ class McuPart:
         self._wall_reader = wall_reader
         self._link_wait_s = link_wait_s
         self._up = asyncio.Event()
+        self._reported_boots: set[int] = set()  # MCU restarts already reported (McuReset event or McuResetError)
+        self.in_flight: dict[str, int] = {}  # command name -> how many are running
         self.link: TableLink | None = None
         self._jobs: set[asyncio.Task[None]] = set()
 
@@ -107,8 +109,8 @@ class McuPart:
         elif isinstance(ev, mcu_events.Fault):
             self._emit(McuFault, code=_name(ev.code), message=f"{_name(ev.severity)} fault, detail {ev.detail}")
         elif isinstance(ev, mcu_events.McuReset) and not ev.expected:
-            self._emit(McuFault, code="mcu_reset",
-                       message=f"table MCU restarted ({ev.reason}); interrupted: {ev.interrupted or 'nothing'}")
+            self._report_reset(ev.boot, f"table MCU restarted ({ev.reason}); "
+                                        f"interrupted: {ev.interrupted or 'nothing'}")
         elif isinstance(ev, mcu_events.EventsLost):
             self._emit(McuFault, code="events_lost", message=f"MCU events {ev.first}..{ev.last} lost")
         elif isinstance(ev, mcu_events.DiceRolled):
@@ -119,6 +121,19 @@ class McuPart:
                 self._emit(ButtonPressed, seat=ev.seat, button=button)
         else:
             LOGGER.debug("table event %s", ev.to_json())
+
+    def _report_reset(self, boot: int, message: str) -> None:
+        """One restart of the MCU is ONE fault for the engine, however many ways the bridge reports it (the
+        ``McuReset`` event and the ``McuResetError`` of the command it interrupted carry the same boot)."""
+        if boot in self._reported_boots:
+            LOGGER.info("MCU restart (boot %d) already reported: %s", boot, message)
+            return
+        self._reported_boots.add(boot)
+        self._emit(McuFault, code="mcu_reset", message=message)
+
+    def busy(self, name: str) -> bool:
+        """Whether an engine command of this name is still running (e.g. a build)."""
+        return self.in_flight.get(name, 0) > 0
 
     def execute(self, cmd: McuCommand) -> None:
         """Start an engine ``McuCommand`` without blocking the loop (a build takes about a minute)."""
@@ -134,12 +149,17 @@ class McuPart:
         if link is None:
             self._emit(McuFault, code="no_mcu", message=f"cannot {cmd.name}: the table MCU is not connected")
             return
+        self.in_flight[cmd.name] = self.in_flight.get(cmd.name, 0) + 1
         try:
             await self._run_command(link, cmd.name, cmd.args)
+        except McuResetError as exc:
+            self._report_reset(exc.boot, f"table MCU restarted during {exc.command}; the {cmd.name} was lost")
         except BuildFailedError as exc:
             self._emit(McuFault, code="build_failed", message=str(exc))
         except BridgeError as exc:
             self._emit(McuFault, code="command_failed", message=f"{cmd.name}: {exc}")
+        finally:
+            self.in_flight[cmd.name] -= 1
 
     async def _run_command(self, link: TableLink, name: str, args: dict[str, Any]) -> None:
         if name == "shuffle_and_build":

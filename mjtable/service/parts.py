@@ -7,6 +7,7 @@ missing daemon, camera or broker is ``down: <why>`` and the part keeps retrying 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
@@ -158,9 +159,22 @@ class MqttPart:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.endpoint = CommandEndpoint(channel.topics.table_id, publisher, self._on_command_thread)
 
+    @property
+    def health_topic(self) -> str:
+        """Retained ``mjtable.health/1`` of this table (referee/organiser data: no tiles, not a public leaf)."""
+        return f"{self.channel.topics.base}/health"
+
+    def publish_health(self, health: Health) -> None:
+        """Announce the part states (degraded mode) on MQTT; loop thread."""
+        doc = {**health.to_json(), "table": self.channel.topics.table_id}
+        self.publisher.publish(self.health_topic, json.dumps(doc, separators=(",", ":")).encode(), qos=1,
+                               retain=True)
+
     async def run(self) -> None:
         self._loop = asyncio.get_running_loop()
         self.endpoint.start()
+        self._health.listeners.append(self.publish_health)
+        self.publish_health(self._health)
         while True:
             self._health.set("mqtt", "ok" if self.publisher.connected else "down: broker unreachable; "
                              "messages are kept in the outbox and sent on reconnect")

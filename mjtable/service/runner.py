@@ -2,9 +2,9 @@
 
 Every input becomes an engine event on ONE inbox queue, stamped here with a unique ``id`` and ``at_s`` (unix
 seconds from the injected clock), so the journal order is the order the engine saw.  The engine is area 2's
-``controller.journal.JournaledTable`` (step + fsynced journal; resume = fold).  After each step this loop
-executes the effects (MCU commands, LEDs, buzzer), re-arms the one clock tick for the earliest timer deadline,
-and publishes the views and the public events through area 7's ``TableChannel``.
+``controller.shell.EngineShell`` around ``controller.journal.JournaledTable`` (step + fsynced journal; resume =
+fold); its ports are implemented in :mod:`mjtable.service.ports` (MCU commands -> ``McuPart``, LEDs/buzzer ->
+``GpioPart``, views and effects -> area 7's ``TableChannel``, timers -> ``ClockTick`` events on this inbox).
 
 Lifecycle: :meth:`TableService.run` starts every part as a named task, sends ``READY=1`` once the engine has
 resumed and the parts are started, pings the watchdog from the loop, and on ``stop()`` (SIGTERM/SIGINT)
@@ -20,31 +20,21 @@ import itertools
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.engine.effects import (
-    Alert,
-    Buzz,
-    Effect,
-    HandEnded,
-    InfractionEffect,
-    McuCommand,
-    Rejected,
-    SessionEnded,
-    SetLed,
-)
+from controller.engine.effects import Effect, McuCommand, Rejected, SetLed
 from controller.engine.events import ClockTick, Event, event_from_json
 from controller.engine.state import GameState, Phase
 from controller.journal import JournaledTable
-from controller.views import public_view, referee_view
-from mjtable.mqtt.channel import TableChannel
+from controller.shell import EngineShell
 from mjtable.service.events_out import public_event
 from mjtable.service.health import Health
 from mjtable.service.mcu import McuPart
 from mjtable.service.notify import Notifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart
+from mjtable.service.ports import InboxTimers, ServiceIndicators, ServiceMcuPort, ServicePublisher
 
 LOGGER = logging.getLogger(__name__)
 
@@ -95,11 +85,15 @@ class TableService:
         self.changed = asyncio.Event()
         self._prefix = id_prefix or f"{os.getpid():x}{int(time.time() * 1000) % 0xFFFFFF:06x}"
         self._ids = itertools.count(1)
-        self._tick_handle: asyncio.TimerHandle | None = None
-        self._tick_deadline_s: float | None = None
         self._stop = asyncio.Event()
         self.ready = asyncio.Event()
+        self.restart_s = 5.0
         health.listeners.append(self._on_health)
+        self._timers = InboxTimers(clock, self._fire_tick)
+        self.publisher = ServicePublisher(mqtt.channel if mqtt is not None else None, self.changed)
+        self.shell = EngineShell(table, clock=_Clock(clock), mcu=ServiceMcuPort(mcu),
+                                 indicators=ServiceIndicators(gpio), publisher=self.publisher, timers=self._timers,
+                                 id_prefix=self._prefix)
 
     # --- inputs -------------------------------------------------------------------------------------------
     def emit(self, cls: type[Event], **fields: Any) -> None:
@@ -143,8 +137,9 @@ class TableService:
                 for name, part in (("mqtt", self.mqtt), ("mcu", self.mcu), ("gpio", self.gpio),
                                    ("camera", self.camera)):
                     if part is not None:
-                        tasks.append(tg.create_task(part.run(), name=f"service.{name}"))
-                self._resume()
+                        tasks.append(tg.create_task(self._supervise(name, part.run),
+                                                    name=f"service.{name}"))
+                await self._resume()
                 tasks.append(tg.create_task(self._watchdog(), name="service.watchdog"))
                 engine = tg.create_task(self._engine_loop(), name="service.engine")
                 tasks.append(engine)
@@ -159,30 +154,50 @@ class TableService:
                 for task in reversed(tasks):
                     task.cancel()
         finally:
-            if self._tick_handle is not None:
-                self._tick_handle.cancel()
+            self._timers.cancel_all()
             if self.mcu is not None:
                 await self.mcu.aclose()
             self.health.listeners.remove(self._on_health)
 
-    def _resume(self) -> None:
-        """After (re)start: publish, re-arm timers, re-issue what the table was waiting for, restore LEDs."""
+    async def _resume(self) -> None:
+        """After (re)start: the shell re-arms timers and publishes; then re-issue what the table was waiting
+        for (a build or the dice: the MCU may have restarted too) and restore the turn LEDs."""
         st = self.table.state
         if self.table.resumed:
             LOGGER.info("resumed from the journal at seq %d, phase %s", st.seq, st.phase,
                         extra={"seq": st.seq, "phase": str(st.phase)})
-            fx: list[Effect] = []
-            if st.phase in (Phase.BUILDING, Phase.HAND_OVER) and not st.paused:
-                fx.append(McuCommand(name="shuffle_and_build", args={"tile_set": _tile_total(st)}))
-            elif st.phase is Phase.DICE and not st.paused:
-                fx.append(McuCommand(name="roll_dice", args={"throw": 1}))
-            if st.hand is not None and st.hand.turn is not None and st.phase is Phase.TURN:
-                fx += [SetLed(seat=s, on=s == st.hand.turn) for s in range(4)]
-            self._execute(tuple(fx))
-        else:
-            self._execute(self.table.startup_effects)
-        self._publish(None, (), None)
-        self._arm_tick()
+        await self.shell.resume()
+        st = self.table.state
+        if not self.table.resumed or st.paused:
+            return
+        self._reissue_table_work()
+        if st.hand is not None and st.hand.turn is not None and st.phase is Phase.TURN and self.gpio is not None:
+            for e in [SetLed(seat=s, on=s == st.hand.turn) for s in range(4)]:
+                self.gpio.set_led(e.seat, e.on)
+
+    async def _supervise(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
+        """Run one part for the life of the service: a bug that escapes it is logged, reported as the part
+        being down, and the part is started again after ``restart_s``; it never takes the referee down."""
+        while True:
+            try:
+                await run()
+                return
+            except Exception as exc:
+                LOGGER.exception("part %s crashed; restarting it in %.0f s", name, self.restart_s)
+                with contextlib.suppress(ValueError):
+                    self.health.set(name, f"down: crashed ({type(exc).__name__}: {exc}); restarting")
+                await asyncio.sleep(self.restart_s)
+
+    def _reissue_table_work(self) -> None:
+        """The engine waits for a wall or dice that no running MCU command will deliver (after a restart of the
+        service, or a fault the referee has cleared with *resume*): ask the table again."""
+        st = self.table.state
+        if self.mcu is None or st.paused:
+            return
+        if st.phase in (Phase.BUILDING, Phase.HAND_OVER) and not self.mcu.busy("shuffle_and_build"):
+            self.mcu.execute(McuCommand(name="shuffle_and_build", args={"tile_set": _tile_total(st)}))
+        elif st.phase is Phase.DICE and not self.mcu.busy("roll_dice"):
+            self.mcu.execute(McuCommand(name="roll_dice", args={"throw": 1}))
 
     async def _watchdog(self) -> None:
         """WATCHDOG=1 from the loop itself (a wedged loop stops pinging) and periodic health writes."""
@@ -203,12 +218,13 @@ class TableService:
     async def _engine_loop(self) -> None:
         while True:
             item = await self.inbox.get()
-            self._step(item)
+            await self._step(item)
 
-    def _step(self, item: _Inbound) -> None:
+    async def _step(self, item: _Inbound) -> None:
         ev = item.event
         before = self.table.state
-        fx = self.table.submit(ev)
+        self.publisher.event = ev
+        fx = await self.shell.submit(ev)  # journaled and fsynced, then effects executed and views published
         if fx and isinstance(fx[0], Rejected):
             self.stats.rejected += 1
             reason = fx[0].reason
@@ -222,72 +238,27 @@ class TableService:
             self.stats.accepted += 1
             if item.on_done is not None:
                 item.on_done(None)
-            self._execute(fx)
-            self._publish(ev, fx, before)
-        self._arm_tick()
+            self.publisher.publish_events(public_event(ev, (), before), self.table.state.seq, ev.at_s)
+            if before.paused and not self.table.state.paused:
+                self._reissue_table_work()
         for listener in list(self.listeners):
             listener(ev, self.table.state, fx)
         self.changed.set()
 
-    def _execute(self, fx: tuple[Effect, ...]) -> None:
-        for e in fx:
-            if isinstance(e, McuCommand):
-                if self.mcu is not None:
-                    self.mcu.execute(e)
-            elif isinstance(e, SetLed):
-                if self.gpio is not None:
-                    self.gpio.set_led(e.seat, e.on)
-            elif isinstance(e, Buzz):
-                if self.gpio is not None:
-                    self.gpio.buzz(e.duration_s)
-            elif isinstance(e, Alert | InfractionEffect | HandEnded | SessionEnded):
-                LOGGER.info("%s", e.type, extra={"effect": e.type})
-
-    def _arm_tick(self) -> None:
-        """One pending ClockTick at the earliest timer deadline (unix seconds -> loop time)."""
-        st = self.table.state
-        deadline = None if st.paused or not st.timers else min(t.deadline_s for t in st.timers)
-        if deadline == self._tick_deadline_s:
-            return
-        if self._tick_handle is not None:
-            self._tick_handle.cancel()
-            self._tick_handle = None
-        self._tick_deadline_s = deadline
-        if deadline is None:
-            return
-        delay = max(0.0, deadline - self.clock())
-        self._tick_handle = asyncio.get_running_loop().call_later(delay, self._fire_tick)
-
     def _fire_tick(self) -> None:
-        self._tick_handle = None
-        self._tick_deadline_s = None
+        """A timer is due: queue a ClockTick behind whatever is already waiting (loop thread)."""
         self.emit(ClockTick)
 
-    # --- publishing ------------------------------------------------------------------------------------
-    def _publish(self, ev: Event | None, fx: tuple[Effect, ...], before: GameState | None) -> None:
-        if self.mqtt is None:
-            return
-        channel: TableChannel = self.mqtt.channel
-        st = self.table.state
-        tid = channel.topics.table_id
-        try:
-            channel.publish_state(public_view(st, tid), referee_view(st, tid))
-            public = public_view(st, tid)
-            channel.publish_timers(public.get("timers", []))
-            if ev is not None:
-                for k, (kind, data) in enumerate(public_event(ev, fx, before)):
-                    channel.publish_event(kind, data, event_id=f"{channel.game_id}:{st.seq}:{k}", ts_s=ev.at_s)
-        except Exception:  # a schema/guard refusal must never stop the referee: log it loudly
-            LOGGER.exception("publishing state seq %d failed", st.seq)
+
+class _Clock:
+    def __init__(self, fn: Callable[[], float]) -> None:
+        self._fn = fn
+
+    def now_s(self) -> float:
+        return self._fn()
 
 
 def _tile_total(st: GameState) -> int:
     from controller.engine.query import ruleset_of
 
     return int(ruleset_of(st).tileset.total)
-
-
-async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task

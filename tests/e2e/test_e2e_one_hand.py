@@ -50,8 +50,9 @@ def retained(host: str, port: int, topic: str, timeout_s: float = 10.0) -> dict[
 
 def test_one_hand_record_equals_journal_and_display(mosquitto: LocalMosquitto, tmp_path: Path) -> None:
     lines: list[dict[str, Any]] = []
-    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, fast=True, camera="direct", run_dir=tmp_path,
-                       broker=f"127.0.0.1:{mosquitto.port}", display_port=-1, table="e2e")
+    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, build_s=0.2, camera="direct", run_dir=tmp_path,
+                       broker=f"127.0.0.1:{mosquitto.port}", display_port=-1, table="e2e",
+                       validate=True)
     stack = DemoStack(opts, lines.append)
     stack.start()
     try:
@@ -81,6 +82,8 @@ def test_one_hand_record_equals_journal_and_display(mosquitto: LocalMosquitto, t
     # the display state (retained on the broker) is the journal's final public view
     display = retained("127.0.0.1", mosquitto.port, TableTopics("e2e").state)
     assert display == public_view(folded, "e2e")
+    health = retained("127.0.0.1", mosquitto.port, f"{TableTopics('e2e').base}/health")
+    assert health["schema"] == "mjtable.health/1" and health["degraded"] is False
 
     # the recorder holds every public event the engine accepted, in order, and the hand result
     assert folded.hand is not None

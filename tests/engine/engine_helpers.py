@@ -117,7 +117,7 @@ class Table:
 
     def deal(self, hands: dict[int, str], draws: str = "", back: str = "") -> None:
         """Build, roll and deal; flowers are not in the chosen hands unless asked for."""
-        self.ok("table_built", tiles=list(stacked_wall(hands, draws, back, dealer=self.state.session.hand_in_round)),
+        self.ok("table_built", tiles=list(stacked_wall(hands, draws, back, dealer=self.state.session.dealer)),
                 dice=[list(d) for d in DICE])
 
     def seat(self, s: int) -> Any:

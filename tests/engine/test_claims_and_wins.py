@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tests.engine.engine_helpers import PRIORITY_HANDS, TWO_WINNERS_HANDS, Table, pass_all
 
 from controller.engine.effects import HandEnded, InfractionEffect
 from controller.engine.state import Phase
+from tests.engine.engine_helpers import PRIORITY_HANDS, TWO_WINNERS_HANDS, Table, pass_all
 
 
 def _result(t: Table) -> object:
@@ -237,3 +237,19 @@ def _last_draw(t: Table, seat: int) -> str:
     hand = t.state.hand
     assert hand is not None and hand.turn == seat and hand.drawn is not None
     return hand.drawn.code
+
+
+def test_pymahjonggb_fallback_scores_like_the_project_scorer() -> None:
+    """The fallback scorer (used only when controller.mcr is absent) agrees on a plain hand's total."""
+    pytest.importorskip("MahjongGB")
+    from controller.engine.mcr_ruleset import AreaOneScorer, GbScorer
+    from controller.engine.ruleset import WinSituation
+    from mjtable.tiles import parse_hand, tile
+
+    hand = parse_hand("123456789m46p22z")
+    sit = WinSituation(winner=1, win_tile=tile("5p"), self_drawn=False, discarder=0, seat_wind=tile("2z"),
+                       round_wind=tile("1z"))
+    gb = GbScorer().score(hand, sit, "mcr-2006")
+    ours = AreaOneScorer().score(hand, sit, "mcr-2006")
+    assert gb.total == ours.total
+    assert GbScorer().is_complete(hand, tile("5p")) and not GbScorer().is_complete(hand, tile("6p"))

@@ -8,7 +8,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.engine.test_properties import _check_invariants
 
 from controller.engine.effects import Rejected
 from controller.engine.events import EventFormatError, event_from_json
@@ -16,6 +15,7 @@ from controller.engine.simulate import SimRun
 from controller.engine.state import GameState
 from controller.engine.step import step
 from mjtable.tiles import ALL_CODES
+from tests.engine.test_properties import _check_invariants
 
 
 def _snapshots() -> list[GameState]:

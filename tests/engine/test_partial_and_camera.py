@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.engine.engine_helpers import Table, pass_all
-
 from controller.engine.effects import Alert
 from controller.engine.state import Phase
+from tests.engine.engine_helpers import Table, pass_all
 
 
 def _partial() -> Table:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from tests.engine.engine_helpers import Table, pass_all
 
 from controller.engine.effects import McuCommand, SetLed
 from controller.engine.mcr_ruleset import McrRuleset
 from controller.engine.procedure import linear_wall
 from controller.engine.state import Phase
 from mjtable.tiles import Tile, tile
+from tests.engine.engine_helpers import Table, pass_all
 
 
 @pytest.mark.parametrize(("total", "offset"), [(5, 0), (9, 0), (2, 1), (6, 1), (10, 1), (3, 2), (7, 2), (11, 2),
@@ -127,3 +127,18 @@ def test_seat_winds_follow_the_dealer() -> None:
 
     assert [seat_wind_letter(2, s) for s in range(4)] == ["W", "N", "E", "S"]
     assert tile("1z") == Tile(27)
+
+
+def test_after_a_round_players_change_seats_and_the_wind_advances() -> None:
+    # after every round seats change by the V2006 附件4 table; 圈风 East, South, ... [004:L1201; 000:L288]
+    from controller.engine.simulate import SimRun
+    from controller.views import public_view
+
+    state = SimRun(seed=4, hands_total=5).play()
+    assert state.session.round_no == 1 and state.session.hand_in_round == 1
+    view = public_view(state)
+    assert view["session"]["round_wind"] == "S"
+    assert [s["player"] for s in view["seats"]] == ["P2", "P1", "P4", "P3"]
+    # scores stay with the players, not the seats
+    net = [state.session.scores[p] - state.session.penalties[p] for p in range(4)]
+    assert [s["score"] for s in view["seats"]] == [net[1], net[0], net[3], net[2]]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tests.engine.engine_helpers import PRIORITY_HANDS, Table, pass_all
 
 from controller.engine.events import EventFormatError, event_from_json
+from tests.engine.engine_helpers import PRIORITY_HANDS, Table, pass_all
 
 
 @pytest.fixture
@@ -110,6 +110,8 @@ def test_wall_empty_kong_is_rejected_and_last_discard_allows_only_a_win() -> Non
         if drawn.is_flower:
             t.ok("flower", seat=seat, tile=drawn.code)
             continue
+        if hand.wall_remaining == 0:  # no replacement left for a kong [000:L390]
+            assert t.rejected("concealed_kong", seat=seat, tile=drawn.code).reason == "wall_empty"
         t.ok("discard", seat=seat, tile=drawn.code)
         if t.state.hand is not None and t.state.hand.wall_remaining == 0 and t.state.hand.claim is not None:
             assert t.rejected("claim", seat=(seat + 2) % 4, kind="pung").reason in ("illegal_claim", "not_held")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.engine.engine_helpers import PRIORITY_HANDS, stacked_wall
-
 from controller.engine.events import SessionStart, event_from_json
 from controller.engine.simulate import START_S
 from controller.engine.state import Phase
@@ -18,6 +16,7 @@ from controller.shell import (
     RecordingMcu,
     RecordingPublisher,
 )
+from tests.engine.engine_helpers import PRIORITY_HANDS, stacked_wall
 
 
 def _shell(path: Path, clock: FakeClock) -> tuple[EngineShell, ManualTimers, RecordingMcu, RecordingPublisher,

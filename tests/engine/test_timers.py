@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tests.engine.engine_helpers import PRIORITY_HANDS, Table, pass_all
 
 from controller.engine.effects import Alert, Buzz, InfractionEffect, SessionEnded, StartTimer
 from controller.engine.state import Phase
+from tests.engine.engine_helpers import PRIORITY_HANDS, Table, pass_all
 
 
 def _timer(t: Table, name: str) -> float:
@@ -138,3 +138,17 @@ def test_pending_call_holds_the_window_until_the_referee_voids_it() -> None:
     t.ok("referee", command="void_call", seat=2)
     pass_all(t)
     assert t.state.hand is not None and t.state.hand.claim is None and t.state.hand.turn == 1
+
+
+def test_expired_turn_limit_stays_at_zero_until_the_seat_acts() -> None:
+    from controller.views import public_view
+
+    t = Table()
+    t.deal(PRIORITY_HANDS)
+    t.ok("tick", dt_s=21.0)
+    shown = [x for x in public_view(t.state)["timers"] if x["name"] == "opening"]
+    assert shown and shown[0]["deadline_s"] < t.state.now_s  # the display shows 0
+    fx = t.ok("tick", dt_s=5.0)
+    assert not any(isinstance(e, InfractionEffect) for e in fx)  # punished once, not again
+    t.ok("discard", seat=0, tile="5p")
+    assert not any(x.name == "opening" for x in t.state.timers)

@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-# tests/ is on sys.path (rootdir conftest, prepend import mode), so the directory tests/hw would shadow the
-# real ``hw`` package as a namespace package when pytest is started as ``.venv/bin/pytest`` (the editable
-# finder comes after PathFinder).  Put the repository root first and forget the shadow.
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-if getattr(sys.modules.get("hw"), "__file__", "") is None:
-    for _name in [m for m in sys.modules if m == "hw" or m.startswith("hw.")]:
-        del sys.modules[_name]
+import pytest
 
-import pytest  # noqa: E402
-from tests.hw.fake_pigpiod import FakePigpiod  # noqa: E402
-
-from hw.backend import PinBackend  # noqa: E402
-from hw.fake import FakeBackend, FakeClock  # noqa: E402
+from hw.backend import PinBackend
+from hw.fake import FakeBackend, FakeClock
+from tests.hw.fake_pigpiod import FakePigpiod
 
 
 @dataclass

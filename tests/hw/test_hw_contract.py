@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tests.hw.conftest import BackendRig, EdgeSink
 
 from hw.backend import InvalidPinError, PinInUseError, Pull
 from hw.panel import PanelPinout, SeatPinout, TablePanel
+from tests.hw.conftest import BackendRig, EdgeSink
 
 
 def test_output_write_reaches_the_pin(rig: BackendRig) -> None:

@@ -159,3 +159,33 @@ def test_console_script_end_to_end() -> None:
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     assert lines[0]["ok"] is True and {"name": "Concealed Hand", "points": 2, "count": 1} in lines[0]["fans"]
     assert lines[1]["ok"] is False
+
+
+def test_undecodable_bytes_fail_one_line_only() -> None:
+    good = b'{"hand": "123456789m234p7z", "win": "7z"}\n'
+    data = good + b'{"hand": "\xff\xfe"}\n' + good
+    proc = subprocess.run([sys.executable, "-m", "mjtable.cli", "score"], input=data, capture_output=True,
+                          timeout=60, check=True)
+    lines = [json.loads(x) for x in proc.stdout.decode().splitlines()]
+    assert [o["ok"] for o in lines] == [True, False, True]
+
+
+def test_fuzzed_lines_always_answer() -> None:
+    """Random objects built from plausible and hostile fields: every line gets ok true/false, nothing raises."""
+    import random as _random
+
+    rng = _random.Random(77)
+    handler = handler_for("mcr-2006", "score")
+    waits = handler_for("mcr-2017", "waits")
+    values: list[object] = [None, True, 3, -1, 2.5, "", "1z", "0m", "9f", "E", "Q", [], {}, "[123m", "{1111m}",
+                            "123m456p789s1122z", "[5555p]{5555p}", "1f2f3f4f5f6f7f8f", "x" * 500]
+    keys = ["hand", "win", "self_drawn", "seat_wind", "round_wind", "flowers", "last_of_kind", "kong", "last_tile",
+            "id", "heavenly"]
+    for _ in range(2000):
+        obj = {k: rng.choice(values) for k in rng.sample(keys, rng.randrange(len(keys)))}
+        for h in (handler, waits):
+            out = handle_text_line(json.dumps(obj), h)
+            assert out["ok"] in (True, False)
+            if not out["ok"]:
+                assert isinstance(out["error"], str) and out["error"]
+                assert not str(out["error"]).startswith("internal error"), (obj, out)

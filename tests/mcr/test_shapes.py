@@ -61,3 +61,14 @@ def test_variant_switches_and_new_pairs_option() -> None:
     replaced = {f.name for f in score_hand(honors, win, "mcr-2017").fans}
     stacked = {f.name for f in score_hand(honors, win, get_profile("mcr-2017", new_pairs_stack=True)).fans}
     assert "Seven Pairs" not in replaced and {"Seven Pairs", "All Honors"} <= stacked
+
+
+def test_fan_table_per_profile() -> None:
+    from controller.mcr.profiles import fan_table
+
+    t06, t98, t17 = fan_table("mcr-2006"), fan_table("mcr-1998"), fan_table("mcr-2017")
+    assert len(t06) == 82 and len(t98) == 81 and len(t17) == 91  # 81 + 明暗杠; 1998 without it; + 9 new
+    by = {r["name"]: r for r in t06}
+    assert by["Big Four Winds"]["excludes"] == ["Little Four Winds", "Big Three Winds", "All Pungs", "Prevalent Wind",
+                                                "Seat Wind", "Pung of Terminals or Honors"]
+    assert {r["name"]: r["points"] for r in t98}["Two Concealed Kongs"] == 6

@@ -10,14 +10,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.mqtt.mqtt_helpers import Collector, sample_public, sample_referee
-
 from mjtable.broker import LocalMosquitto
 from mjtable.mqtt.acl import parse_roster, render_acl
 from mjtable.mqtt.channel import TableChannel, status_message
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher
 from mjtable.mqtt.topics import TableTopics
+from tests.mqtt.mqtt_helpers import Collector, sample_public, sample_referee
 
 REPO = Path(__file__).resolve().parents[2]
 ROSTER = REPO / "deploy" / "mosquitto" / "roster.example"
@@ -156,3 +155,73 @@ def test_no_event_lost_when_the_broker_restarts_mid_game(tmp_path: Path, collect
         pub.close()
     finally:
         broker.close()
+
+
+def test_outbox_of_a_crashed_table_is_delivered_by_the_next_process(tmp_path: Path,
+                                                                    collectors: list[Collector]) -> None:
+    broker = LocalMosquitto(persistence=True, workdir=tmp_path / "broker").start()
+    try:
+        consumer = Collector(broker.host, broker.port, ["mjtable/v1/table/+/events"], client_id="rec-crash",
+                             clean_session=False)
+        collectors.append(consumer)
+        assert consumer.wait_subscribed()
+        broker.stop()  # the table starts while the broker is away ...
+        box = tmp_path / "outbox.db"
+        pub = PahoPublisher(broker.host, broker.port, "mjtable-table-T1", outbox=Outbox(box)).start()
+        ch = TableChannel("T1", pub, game_id="g1")
+        sent = [ch.publish_event("discard", {"seat": i % 4, "tile": "1s"})["id"] for i in range(50)]
+        pub.kill()  # ... and dies before it ever reached it
+        assert len(Outbox(box)) == 100  # each event and its spectator mirror
+        broker.start()
+        again = PahoPublisher(broker.host, broker.port, "mjtable-table-T1", outbox=Outbox(box)).start()
+        ch2 = TableChannel("T1", again, game_id="g1", first_seq=ch.seq)
+        sent.append(ch2.publish_event("discard", {"seat": 0, "tile": "2s"})["id"])
+        assert consumer.wait_for(lambda m: {json.loads(p)["id"] for _, p, _ in m} >= set(sent), timeout_s=30)
+        ids = list(dict.fromkeys(json.loads(p)["id"] for _, p, _ in consumer.messages))
+        assert ids == sent
+        again.close()
+        assert len(Outbox(box)) == 0
+    finally:
+        broker.close()
+
+
+def test_deploy_config_runs_a_real_broker(tmp_path: Path, collectors: list[Collector]) -> None:
+    """deploy/mosquitto/mjtable.conf, with its paths and ports moved into a temporary folder, starts mosquitto:
+    no anonymous access, the roster's users work, websockets listener up."""
+    from mjtable.broker import _wait_port, free_port
+
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "passwd").write_text("")
+    for user in ("table-T1", "referee1"):
+        subprocess.run(["mosquitto_passwd", "-b", str(etc / "passwd"), user, PASSWORDS[user]], check=True)
+    (etc / "acl").write_text(render_acl(parse_roster(ROSTER.read_text())))
+    port, ws_port = free_port(), free_port()
+    conf = (REPO / "deploy" / "mosquitto" / "mjtable.conf").read_text()
+    conf = conf.replace("/etc/mosquitto/mjtable/", f"{etc}/").replace("/var/lib/mosquitto/", f"{tmp_path}/")
+    conf = conf.replace("listener 1883", f"listener {port} 127.0.0.1").replace("listener 9001",
+                                                                                f"listener {ws_port} 127.0.0.1")
+    if os.geteuid() == 0:
+        conf = "user root\n" + conf
+    (tmp_path / "mosquitto.conf").write_text(conf)
+    proc = subprocess.Popen(["mosquitto", "-c", str(tmp_path / "mosquitto.conf")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        _wait_port(port, proc, 10)
+        _wait_port(ws_port, proc, 10)
+        anon = Collector("127.0.0.1", port, ["#"])
+        referee = Collector("127.0.0.1", port, ["mjtable/v1/table/+/#"], username="referee1",
+                            password=PASSWORDS["referee1"])
+        collectors += [anon, referee]
+        assert referee.wait_subscribed()
+        assert anon.wait_for(lambda m: anon.connect_reason is not None)
+        assert "Not authorized" in str(anon.connect_reason)
+        pub = PahoPublisher("127.0.0.1", port, "mjtable-table-T1", username="table-T1", password=PASSWORDS["table-T1"])
+        pub.start()
+        assert pub.wait_connected(10)
+        TableChannel("T1", pub, game_id="g").publish_state(sample_public())
+        assert referee.wait_for(lambda m: any(t.endswith("/T1/state") for t, _, _ in m))
+        pub.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)

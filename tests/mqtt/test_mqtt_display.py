@@ -70,7 +70,14 @@ class EngineLoop:
                                  online=status_message(self.topics, "online")).start()
         assert self.pub.wait_connected()
         self.run = sim.SimRun(seed=3, hands_total=4)
-        self.state = self.run.play(max_events=60)
+        self.state = self.run.start()
+        for n in range(5000):  # play on until, mid-hand, some player is ready (the referee view lists waits)
+            ev = self.run.next_event(self.state)
+            assert ev is not None, "the session ended before anyone was ready"
+            self.state, _ = core.step(self.state, ev)
+            if n > 40 and self.state.phase.value == "turn" and any(
+                    s["waits"] for s in views.referee_view(self.state, "T1")["seats"]):
+                break
         self.clock_s = self.state.now_s
         self.channel = TableChannel("T1", self.pub, clock=self.now, game_id="g-display")
         self.commands: queue.Queue[Command] = queue.Queue()
@@ -83,7 +90,7 @@ class EngineLoop:
 
     def publish(self) -> None:
         self.channel.publish_state(views.public_view(self.state, "T1"),
-                                   views.referee_view(self.state, "T1", with_waits=False))
+                                   views.referee_view(self.state, "T1"))
         self.channel.publish_timers(views.public_view(self.state, "T1")["timers"], now_s=self.clock_s)
 
     def apply_next_command(self, timeout_s: float = 20.0) -> Command:
@@ -97,6 +104,15 @@ class EngineLoop:
         self.publish()
         return cmd
 
+    def inject(self, obj: dict[str, Any]) -> None:
+        """Apply one engine event from the table itself (e.g. an MCU fault) and publish the new state."""
+        self.clock_s += 0.5
+        new, fx = core.step(self.state, events.event_from_json({"id": f"inj-{self.clock_s}", "at_s": self.clock_s,
+                                                                **obj}))
+        assert not [f for f in fx if type(f).__name__ == "Rejected"], fx
+        self.state = new
+        self.publish()
+
     def close(self) -> None:
         self.pub.close()
 
@@ -104,6 +120,12 @@ class EngineLoop:
 def _text(driver: Any, css: str) -> str:
     found = driver.find_elements(By.CSS_SELECTOR, css)
     return str(found[0].text) if found else ""
+
+
+def _seconds(driver: Any, css: str) -> float:
+    """A countdown's value ("87.3 s" -> 87.3), or -1 while it is not shown."""
+    text = _text(driver, css)
+    return float(text.split()[0]) if text.endswith(" s") else -1.0
 
 
 def _codes(driver: Any, css: str) -> list[str]:
@@ -137,12 +159,12 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
             assert not browser.find_elements(By.CSS_SELECTOR, "[id^=concealed-]")
             assert not browser.find_element(By.ID, "referee-panel").is_displayed()
             # the countdown runs: a fresh turn timer on the table clock
-            table.channel.publish_timers([{"name": "turn", "seat": 1, "deadline_s": table.clock_s + 120,
+            table.channel.publish_timers([{"name": "probe", "seat": 1, "deadline_s": table.clock_s + 120,
                                            "limit_s": 120.0}], now_s=table.clock_s)
-            wait.until(lambda d: _text(d, "#timer-turn-1").endswith(" s"))
-            first = float(_text(browser, "#timer-turn-1").split()[0])
+            wait.until(lambda d: _seconds(d, "#timer-probe-1") > 0)
+            first = _seconds(browser, "#timer-probe-1")
             assert 100 < first <= 120
-            wait.until(lambda d: 0 < float(_text(d, "#timer-turn-1").split()[0] or 0) < first)
+            wait.until(lambda d: 0 < _seconds(d, "#timer-probe-1") < first)
             # a wrong referee password is refused and the page stays public
             browser.find_element(By.ID, "login-user").send_keys("referee1")
             browser.find_element(By.ID, "login-pass").send_keys("wrong-password")
@@ -156,9 +178,14 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
             browser.find_element(By.ID, "login-pass").clear()
             browser.find_element(By.ID, "login-pass").send_keys(PW["referee1"])
             browser.find_element(By.ID, "login-btn").click()
-            referee = views.referee_view(table.state, "T1", with_waits=False)
+            referee = views.referee_view(table.state, "T1")
             hand0 = referee["seats"][0]["concealed"]
             wait.until(lambda d: _codes(d, "#concealed-0 .tile") == hand0)
+            ready = next(s for s in referee["seats"] if s["waits"])
+            waits_css = f"#waits-{ready['seat']}"
+            wait.until(partial(_shows, css=f"{waits_css} .tile", codes=[w["tile"] for w in ready["waits"]]))
+            assert all(f" {w['total']} " in " " + _text(browser, waits_css).replace("\n", " ") + " "
+                       for w in ready["waits"])
             assert not browser.find_element(By.ID, "paused").is_displayed()
             browser.find_element(By.ID, "cmd-pause").click()
             cmd = table.apply_next_command()
@@ -169,6 +196,23 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
             browser.find_element(By.ID, "cmd-resume").click()
             assert table.apply_next_command().command == "resume"
             wait.until(lambda d: not d.find_element(By.ID, "paused").is_displayed())
+            # an MCU fault raises an alert; the referee closes it from the page ("reject" = no action needed)
+            table.inject({"type": "mcu_fault", "code": "E12", "message": "tile jam in lift 2"})
+            alert = views.public_view(table.state, "T1")["alerts"][-1]
+            css = f'#alerts li[data-id="{alert["id"]}"]'
+            wait.until(lambda d: "tile jam" in _text(d, css) and "alert-open" in str(
+                d.find_element(By.CSS_SELECTOR, css).get_attribute("class")))
+            browser.find_element(By.CSS_SELECTOR, f"{css} button:nth-of-type(2)").click()
+            cmd = table.apply_next_command()
+            assert (cmd.command, cmd.args) == ("reject", {"alert_id": alert["id"]})
+            wait.until(lambda d: "alert-open" not in str(d.find_element(By.CSS_SELECTOR, css).get_attribute("class")))
+            # spectator mode reads the (delayed) spectator tree and never shows hidden tiles
+            browser.get(f"http://127.0.0.1:{server.server_address[1]}/?spectator=1")
+            wait.until(lambda d: "spectator" in _text(d, "#mode"))
+            now = views.public_view(table.state, "T1")
+            wait.until(lambda d: _text(d, "#seat-1 .player") == now["seats"][1]["player"])
+            wait.until(partial(_shows, css="#pond-0 .tile", codes=[p["tile"] for p in now["seats"][0]["pond"]]))
+            assert not browser.find_elements(By.CSS_SELECTOR, "[id^=concealed-]")
         finally:
             server.shutdown()
             server.server_close()

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.mqtt.mqtt_helpers import sample_public, sample_referee
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mjtable import schemas
 from mjtable.mqtt.acl import RosterEntry, parse_roster, render_acl
@@ -16,6 +17,7 @@ from mjtable.mqtt.fake import FakePublisher, MemoryBroker
 from mjtable.mqtt.guard import HiddenInformationError, check_public
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.topics import TableTopics, TopicError, table_of
+from tests.mqtt.mqtt_helpers import sample_public, sample_referee
 
 
 class FakeClock:
@@ -56,6 +58,15 @@ def test_guard_refuses_hidden_information() -> None:
     with pytest.raises(HiddenInformationError, match="drew"):
         check_public({"type": "draw", "data": {"seat": 1, "tile": "5p"}})
     check_public({"type": "draw", "data": {"seat": 1, "tile": "3f"}})
+    with pytest.raises(HiddenInformationError, match="定缺"):
+        check_public({"sichuan": {"revealed": False, "voids": ["m", None, None, None]}})
+    check_public({"sichuan": {"revealed": True, "voids": ["m", "p", "s", "m"]}})
+    with pytest.raises(HiddenInformationError, match="void_tiles"):
+        check_public({"sichuan": {"revealed": True, "void_tiles": ["1m"]}})
+    with pytest.raises(HiddenInformationError, match="ura"):
+        check_public({**sample_public(), "riichi": {"ura_indicators": ["3p"]}})
+    with pytest.raises(HiddenInformationError, match="furiten"):
+        check_public({"riichi": {"furiten": [False] * 4}})
 
 
 def test_topics() -> None:
@@ -178,3 +189,31 @@ def test_channel_derives_hand_result_and_game_end_once() -> None:
     assert [e["type"] for e in events] == ["hand_result", "game_end"]
     assert events[0]["id"] == "g1:hand1:result"
     assert events[0]["data"]["result"]["payments"] == [-16, -16, 48, -16]
+
+
+@settings(max_examples=300, deadline=None)
+@given(payload=st.one_of(st.binary(max_size=600), st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20)),
+    lambda kids: st.one_of(st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=12), kids, max_size=6)),
+    max_leaves=20).map(lambda d: json.dumps(d).encode())))
+def test_any_payload_is_a_command_or_a_clear_rejection(payload: bytes) -> None:
+    try:
+        cmd = parse_command(payload)
+    except CommandError as exc:
+        assert exc.reason
+    else:
+        schemas.validate("command", cmd.to_json())
+
+
+@settings(max_examples=200, deadline=None)
+@given(payload=st.binary(max_size=300), leaf=st.sampled_from(["events", "status", "state", "x/y"]))
+def test_recorder_never_crashes_on_garbage(payload: bytes, leaf: str) -> None:
+    from mjtable.recorder.recorder import Recorder
+    from mjtable.recorder.store import SqlEventStore
+
+    store = SqlEventStore(":memory:")
+    rec = Recorder(store, "127.0.0.1", 1)
+    rec.handle(f"mjtable/v1/table/T1/{leaf}", payload)
+    rec.handle("not/ours", payload)
+    assert rec.stored == 0 and rec.rejected >= 1
+    store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -91,6 +92,8 @@ def test_simulated_half_games_conserve_tiles_zero_sum_and_replay(seed: int) -> N
         assert all(sum(line.deltas) + line.to_table == 0 for line in st.ledger)
         assert sum(st.totals()) + 1000 * (st.sticks - h.sticks) == 0
         assert replay_hand(h) == st
+        journal = json.loads(json.dumps(h.events))  # the events survive a JSON journal unchanged
+        assert journal == h.events
     start_points = 30000
     assert sum(hg.points) + 1000 * hg.leftover_sticks == 4 * start_points
     assert sum(hg.final.final) == pytest.approx(0)

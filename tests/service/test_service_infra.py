@@ -120,3 +120,26 @@ def test_doctor_command_output(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert by["summary"]["failed"] == ["mqtt"]
     rc = run(argparse.Namespace(config=str(tmp_path / "nope.toml"), timeout=1.0))
     assert rc == 2
+
+
+def test_doctor_probes_the_mcu_on_a_pty(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from mjtable.doctor import check_mcu
+
+    sim = subprocess.Popen([sys.executable, "-m", "mjtable.cli", "table-sim", "--fast", "--seed", "1"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert sim.stdout is not None
+        pty = json.loads(sim.stdout.readline())["pty"]
+        c = check_mcu(parse_config({"serial": {"port": pty}}), 5.0)
+        assert c.status == "ok" and "firmware" in c.detail and "state idle" in c.detail, c.detail
+    finally:
+        sim.terminate()
+        sim.wait(10)
+        for stream in (sim.stdin, sim.stdout):
+            if stream is not None:
+                stream.close()
+    dead = check_mcu(parse_config({"serial": {"port": str(tmp_path / "nothing")}}), 0.3)
+    assert dead.status == "fail" and "no answer from the table MCU" in dead.detail

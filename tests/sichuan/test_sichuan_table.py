@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -117,6 +119,8 @@ def test_simulated_sessions_conserve_tiles_zero_sum_and_replay(seed: int) -> Non
         assert all(sum(line.deltas) == 0 for line in h.state.ledger)
         assert len(h.state.won) <= 3
         assert replay_hand(h) == h.state
+        journal = json.loads(json.dumps(h.events))  # the events survive a JSON journal unchanged
+        assert journal == h.events
     assert sum(res.scores) == 0
     assert sorted(res.session_points) == [1, 2, 3, 4] or sum(res.session_points) == 10
 
@@ -205,3 +209,18 @@ def test_session_by_time_finishes_the_running_hand_L290() -> None:
     assert res.elapsed_s == sum(per_hand)
     with pytest.raises(ValueError, match="35-80"):
         play_session(4, session_s=20 * 60)
+
+
+def test_no_win_player_may_pong_only_to_reach_tenpai_and_refunds_kongs_L654() -> None:
+    st = new_hand(0, wall_for(HANDS))
+    st = run(st, *voids("m", "s", "s", "s"), {"type": "discard", "seat": 0, "tile": "5p"})  # active pig: dead
+    assert st.seats[0].dead
+    # seat 1 (alive) may pong; now make seat 1 dead by hand and check the tenpai condition
+    dead1 = replace(st, seats=(st.seats[0], replace(st.seats[1], dead=True), st.seats[2], st.seats[3]))
+    # seat 1 holds 1234m 6789m 555p 22p: after the pong, throwing the third 5p leaves a 5m wait
+    assert apply(dead1, {"type": "pung", "seat": 1}).seats[1].melds
+    hands = ["2345678m111999p5p", "13579m13579p22p5p", "12456789m33p234p", "45m678m777p666p88p"]
+    st2 = run(new_hand(0, wall_for(hands)), *voids("s", "s", "s", "s"), {"type": "discard", "seat": 0, "tile": "5p"})
+    dead2 = replace(st2, seats=(st2.seats[0], replace(st2.seats[1], dead=True), st2.seats[2], st2.seats[3]))
+    with pytest.raises(IllegalEventError, match="only to reach tenpai"):
+        apply(dead2, {"type": "pung", "seat": 1})

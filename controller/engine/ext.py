@@ -1,0 +1,110 @@
+"""Rules extensions: the hooks through which Sichuan and riichi rules run inside the generic engine core.
+
+The MCR rulebooks need nothing beyond the :class:`~controller.engine.ruleset.Ruleset` protocol.  Sichuan
+(定缺, kong money, 查花猪/查大叫, next dealer) and riichi (riichi sticks, ippatsu, dora, furiten, honba, noten
+payments, pao, final scores) need state and steps the protocol cannot express; a ruleset that has them
+offers ``engine_extension() -> EngineExtension`` and the core calls the hooks below at fixed points.  Their
+state lives in ``HandState.extra`` / ``SessionState.extra`` (frozen values owned by the extension).
+
+Every hook is pure (no I/O, no clock), called synchronously from whatever thread/loop runs
+:func:`controller.engine.step.step`; the base class does nothing, so the MCR path is unchanged.
+
+Call points (each a small commented hook in area 2's modules):
+
+* ``procedure.on_dice`` / ``procedure.deal`` -> :meth:`EngineExtension.dice_throws`,
+  :meth:`EngineExtension.live_wall` (Sichuan: one throw, 14/13-stack walls) and
+  :meth:`EngineExtension.after_deal` (Sichuan enters the 定缺 phase)
+* ``step._player`` -> :meth:`EngineExtension.before_player` (extension events, extra legality checks)
+* ``step.step`` -> :meth:`EngineExtension.after_step` (kong money, riichi sticks, furiten... by diffing states)
+* ``wins.situation`` -> :meth:`EngineExtension.win_situation` (void suit, riichi, dora, furiten, honba...)
+* ``session.end_hand`` -> :meth:`EngineExtension.settle_hand` and :meth:`EngineExtension.next_session`
+* ``session.end_session`` -> :meth:`EngineExtension.ranking_points`
+* ``controller.views`` -> :meth:`EngineExtension.view_extra`
+* ``controller.bots.Bot.decide`` -> :meth:`EngineExtension.bot_action`
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from controller.engine.query import ruleset_of
+
+if TYPE_CHECKING:
+    from controller.bots import Action, Bot
+    from controller.engine.effects import Effect
+    from controller.engine.events import Event
+    from controller.engine.ruleset import WinSituation
+    from controller.engine.state import GameState, HandResult, HandState, SessionState
+    from mjtable.tiles import Tile
+
+
+class EngineExtension:
+    """Hooks with no effect (MCR).  Subclasses override what their rules need."""
+
+    def after_deal(self, state: GameState, fx: list[Effect]) -> GameState:
+        """Right after the deal, before the initial flowers.  Return a state in another phase than
+        ``flowers`` to take over (the core then returns it as is)."""
+        return state
+
+    def dice_throws(self) -> int:
+        """Throws of two dice before the deal (MCR, riichi: the dealer's and the second thrower's)."""
+        return 2
+
+    def live_wall(self, state: GameState, hand: HandState) -> tuple[Tile, ...] | None:
+        """The wall in draw order after the break, or None for the core's layout (equal sides, two throws)."""
+        return None
+
+    def before_player(self, state: GameState, ev: Event, fx: list[Effect]) -> GameState | None:
+        """Before the core handles a player event (also camera-translated ones).  Return a new state to
+        handle it entirely, None to let the core handle it; raise ``Reject`` to refuse it."""
+        return None
+
+    def after_step(self, old: GameState, new: GameState, ev: Event, fx: list[Effect]) -> GameState:
+        """After every accepted event (``old`` -> ``new``), before ``seq`` is counted."""
+        return new
+
+    def win_situation(self, state: GameState, sit: WinSituation) -> WinSituation:
+        """Fill the rules' extra :class:`WinSituation` fields for a win (or a possible win) of ``sit.winner``."""
+        return sit
+
+    def settle_hand(self, state: GameState, result: HandResult, fx: list[Effect]) -> tuple[GameState, HandResult]:
+        """At the end of a hand, before ``result.payments`` are added to the scores."""
+        return state, result
+
+    def next_session(self, state: GameState, hand: HandState, result: HandResult,
+                     sess: SessionState) -> SessionState:
+        """The session after the hand (dealer, round, honba...); ``sess`` is the core's proposal."""
+        return sess
+
+    def ranking_points(self, state: GameState, net: Sequence[int]) -> list[float]:
+        """The session's final ranking figures from the net scores per player."""
+        return list(ruleset_of(state).ranking_points(net))
+
+    def view_extra(self, state: GameState, *, referee: bool) -> dict[str, Any]:
+        """Extra top-level keys of the public (``referee`` False: no hidden information!) or referee view."""
+        return {}
+
+    def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
+        """The bot's action under these rules; ``default`` is what the generic bot would do."""
+        return default
+
+
+NO_EXTENSION = EngineExtension()
+_CACHE: dict[str, EngineExtension] = {}
+
+
+def ext_of(state: GameState) -> EngineExtension:
+    """The extension of the state's ruleset (cached per rules name); the no-op one for MCR."""
+    name = state.config.rules
+    found = _CACHE.get(name)
+    if found is None:
+        make = getattr(ruleset_of(state), "engine_extension", None)
+        found = make() if callable(make) else NO_EXTENSION
+        if not isinstance(found, EngineExtension):
+            found = NO_EXTENSION
+        _CACHE[name] = found
+    return found
+
+
+__all__ = ["NO_EXTENSION", "EngineExtension", "ext_of"]

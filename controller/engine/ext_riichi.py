@@ -1,0 +1,437 @@
+"""HKMA 2025 riichi inside the live engine: riichi and its sticks, ippatsu, double riichi, dora / kan-dora /
+ura-dora, the three furiten kinds, tenhou/chiihou, pao, honba and renchan, noten payments, final scores.
+
+Seed ``002_40e04c10307d973b.txt`` (``Lnnn``), digest ``../shared/rules/riichi-hk-rules.md``.  The rules are
+area 3's (``controller.riichi``: scorer, ``can_riichi``, ``noten_payments``, ``next_hand``, ``final_scores``);
+this module calls them at the engine's hook points (:mod:`controller.engine.ext`).  Pure; called from
+whatever thread/loop runs ``step``.
+
+State: :class:`RiichiHand` in ``HandState.extra``, :class:`RiichiSession` (honba, deposits) in
+``SessionState.extra``.  Scores are kept relative to the division's start points (so the engine's sums stay
+zero-based): **sum(scores) + 1000 x deposits == 0** at every step.
+
+Dead wall (14 tiles, L23): the last 14 tiles of the wall in draw order, ``dead[0..3]`` replacement slots,
+``dead[4]`` the dora indicator, ``dead[5..8]`` kan-dora, ``dead[9..13]`` ura-dora (area 3's [DESIGN]
+mapping).  The engine takes kong replacements from the live wall's end, so the dead wall keeps 14 tiles
+and the last live tile is drawn one kong earlier: the same count as moving it into the dead wall (L348-L349).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from controller.engine.errors import Reject
+from controller.engine.events import Claim, ConcealedKong, Discard, Event, PromotedKong
+from controller.engine.ext import EngineExtension
+from controller.engine.procedure import parse_tile
+from controller.engine.query import player_index, scoring_hand
+from controller.engine.ruleset import ClaimKind, WinSituation
+from controller.engine.session import add_scores
+from controller.engine.state import GameState, HandResult, HandState, Phase, SeatState, SessionState
+from controller.riichi.settlement import FinalScores
+from controller.riichi.table import PAO_YAKU
+from controller.riichi.tenpai import completing_tiles
+from mjtable.tiles import Hand, MeldKind, Tile
+
+if TYPE_CHECKING:
+    from controller.bots import Action, Bot
+    from controller.engine.effects import Effect
+    from controller.riichi.ruleset import RiichiRuleset
+
+STICK = 1000  # a riichi deposit (L366)
+DEAD = 14
+MAX_KANS = 4  # no fifth kan (L319)
+Vec = tuple[int, int, int, int]
+FOUR_FALSE = (False, False, False, False)
+FOUR_TRUE = (True, True, True, True)
+
+
+def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:
+    return (*t[:i], v, *t[i + 1:])
+
+
+@dataclass(frozen=True, slots=True)
+class RiichiHand:
+    """Riichi state of one hand (``HandState.extra``).
+
+    ``pending``: the seat whose declaration tile is still open: its stick goes down once nobody rons it
+    (L366, L371); ``first_round``: the seat has not discarded yet (double riichi, tenhou/chiihou, L364);
+    ``calls_made``: any call or kan interrupted the first go-around; ``temp_furiten`` / ``riichi_furiten``:
+    passed a winning tile (until the seat's next discard / for the rest of the hand after riichi, L393-L394);
+    ``pao``: per seat the liable seat and yakuman name (L730-L738); ``tenpai`` at an exhaustive draw.
+    """
+
+    riichi: tuple[bool, ...] = FOUR_FALSE
+    double: tuple[bool, ...] = FOUR_FALSE
+    ippatsu: tuple[bool, ...] = FOUR_FALSE
+    pending: int | None = None
+    first_round: tuple[bool, ...] = FOUR_TRUE
+    calls_made: bool = False
+    temp_furiten: tuple[bool, ...] = FOUR_FALSE
+    riichi_furiten: tuple[bool, ...] = FOUR_FALSE
+    pao: tuple[tuple[int, str] | None, ...] = (None, None, None, None)
+    tenpai: tuple[bool, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RiichiSession:
+    """``honba`` counters (L440), ``sticks`` riichi deposits on the table (L47), ``kyoku`` 0..3 in the round."""
+
+    honba: int = 0
+    sticks: int = 0
+    kyoku: int = 0
+
+
+def riichi_of(hand: HandState | None) -> RiichiHand | None:
+    if hand is None or not isinstance(hand.extra, RiichiHand):
+        return None
+    return hand.extra
+
+
+def session_of(sess: SessionState) -> RiichiSession:
+    return sess.extra if isinstance(sess.extra, RiichiSession) else RiichiSession()
+
+
+def dead_wall(hand: HandState) -> tuple[Tile, ...]:
+    """The 14 dead-wall tiles (empty when the faces are unknown: partial information)."""
+    dead = hand.wall[hand.wall_size:hand.wall_size + DEAD]
+    return dead if len(dead) == DEAD else ()
+
+
+def kans(hand: HandState) -> int:
+    """Kans declared this hand (a robbed added kan stays a pon: it never existed, L349)."""
+    return sum(1 for s in hand.seats for m in s.melds if m.kind in (MeldKind.KONG, MeldKind.CONCEALED_KONG))
+
+
+def dora_indicators(hand: HandState) -> tuple[Tile, ...]:
+    """The dora indicator and one kan-dora per kan, revealed at once (L37)."""
+    dead = dead_wall(hand)
+    return (dead[4], *dead[5:5 + kans(hand)]) if dead else ()
+
+
+def ura_indicators(hand: HandState) -> tuple[Tile, ...]:
+    """Ura-dora under each revealed indicator (only for a riichi winner, L38)."""
+    dead = dead_wall(hand)
+    return (dead[9], *dead[10:10 + kans(hand)]) if dead else ()
+
+
+def _hand_of(hand: HandState, seat: int, concealed: tuple[Tile, ...] | None = None) -> Hand | None:
+    s = hand.seats[seat]
+    if not s.fully_known:
+        return None
+    try:
+        return scoring_hand(hand, seat, s.known if concealed is None else concealed)
+    except ValueError:
+        return None
+
+
+def _closed(s: SeatState) -> bool:
+    return all(m.kind is MeldKind.CONCEALED_KONG for m in s.melds)
+
+
+def _waits(hand: HandState, seat: int) -> set[int]:
+    """Kinds completing the seat's 13-tile hand (empty if unknown or not 13 tiles)."""
+    h = _hand_of(hand, seat)
+    if h is None or len(h.concealed) + 3 * len(h.melds) != 13:
+        return set()
+    return {t.kind for t in completing_tiles(h)}
+
+
+class RiichiExtension(EngineExtension):
+    """The engine hooks of HKMA 2025 riichi (see module doc)."""
+
+    def __init__(self, rules: RiichiRuleset) -> None:
+        self.rules = rules
+
+    def after_deal(self, state: GameState, fx: list[Effect]) -> GameState:
+        assert state.hand is not None
+        return replace(state, hand=replace(state.hand, extra=RiichiHand()))
+
+    # --- legality ---------------------------------------------------------------------------------------
+
+    def before_player(self, state: GameState, ev: Event, fx: list[Effect]) -> GameState | None:
+        hand = state.hand
+        ext = riichi_of(hand)
+        if ext is None or hand is None:
+            return None
+        seat = getattr(ev, "seat", 0)
+        s = hand.seats[seat]
+        if isinstance(ev, Discard) and state.phase is Phase.TURN and hand.turn == seat:
+            t = parse_tile(ev.tile)
+            if ext.riichi[seat] and hand.drawn is not None and t != hand.drawn:
+                raise Reject("bad_event", f"after riichi the drawn tile {hand.drawn.code} must be discarded (L367)")
+            if ev.riichi:
+                self._check_riichi(hand, ext, seat, t)
+        elif isinstance(ev, Claim) and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
+            if ext.riichi[seat] and ev.kind != ClaimKind.WIN:
+                raise Reject("illegal_claim", "no chi, pon or kan on a discard after riichi (L367)")
+            if ev.kind == ClaimKind.KONG and kans(hand) >= MAX_KANS:
+                raise Reject("illegal_claim", "no fifth kan (L319)")
+        elif isinstance(ev, ConcealedKong | PromotedKong) and state.phase is Phase.TURN and hand.turn == seat:
+            if kans(hand) >= MAX_KANS:
+                raise Reject("illegal_claim", "no fifth kan (L319)")
+            if isinstance(ev, ConcealedKong) and ext.riichi[seat] and ev.tile and s.fully_known:
+                self._check_riichi_kan(hand, seat, parse_tile(ev.tile))
+        return None
+
+    def _check_riichi(self, hand: HandState, ext: RiichiHand, seat: int, t: Tile) -> None:
+        """Riichi: not yet declared, closed hand, tenpai after the discard, a live tile left (L363)."""
+        s = hand.seats[seat]
+        if ext.riichi[seat]:
+            raise Reject("bad_event", f"seat {seat} has already declared riichi")
+        if not _closed(s):
+            raise Reject("bad_event", "riichi needs a closed hand (L363)")
+        h = _hand_of(hand, seat)
+        if h is None:
+            return  # partial information: the referee checks the declaration
+        if not self.rules.can_riichi(h, t, live_tiles_left=hand.wall_remaining):
+            raise Reject("bad_event", f"no riichi discarding {t.code}: the hand must be tenpai after it and a live "
+                         "tile must be left (L363)")
+
+    def _check_riichi_kan(self, hand: HandState, seat: int, t: Tile) -> None:
+        """After riichi a concealed kan must use the drawn tile and keep the waits (L368)."""
+        s = hand.seats[seat]
+        if hand.drawn is None or hand.drawn.kind != t.kind:
+            raise Reject("illegal_claim", "after riichi only a kan of the drawn tile is allowed (L368)")
+        rest = list(s.known)
+        rest.remove(hand.drawn)
+        before = _hand_of(hand, seat, tuple(rest))
+        four = [x for x in s.known if x.kind == t.kind]
+        left = list(s.known)
+        for x in four:
+            left.remove(x)
+        if before is None or len(four) < 4:
+            return
+        after = Hand(tuple(left), (*before.melds, _concealed_kong(four)))
+        if {w.kind for w in completing_tiles(before)} != {w.kind for w in completing_tiles(after)}:
+            raise Reject("illegal_claim", "after riichi a concealed kan may not change the waits (L368)")
+
+    # --- sticks, ippatsu, furiten, pao: by comparing the states before and after each event -------------
+
+    def after_step(self, old: GameState, new: GameState, ev: Event, fx: list[Effect]) -> GameState:
+        hand, before = new.hand, old.hand
+        ext = riichi_of(hand)
+        if ext is None or hand is None or before is None or riichi_of(before) is None \
+                or before.hand_no != hand.hand_no:
+            return new
+        state = new
+        shown: tuple[int, Tile] | None = None  # a discard made in this step
+        for seat in range(4):
+            if len(hand.seats[seat].pond) > len(before.seats[seat].pond):
+                ext = self._discarded(ext, seat, ev)
+                shown = (seat, hand.seats[seat].pond[-1].tile)
+        if any(len(hand.seats[s].melds) != len(before.seats[s].melds)
+               or hand.seats[s].melds != before.seats[s].melds for s in range(4)):
+            ext = self._called(hand, before, ext)
+        w = before.claim
+        closed: tuple[int, Tile] | None = None  # the claim window that closed in this step
+        if new.phase not in (Phase.CLAIMS, Phase.ROB_KONG):
+            if w is not None and old.phase in (Phase.CLAIMS, Phase.ROB_KONG):
+                closed = (w.discard_seat, w.tile)
+            elif shown is not None:  # opened and closed at once (nobody could claim)
+                closed = shown
+        if closed is not None:
+            won = hand.result is not None and hand.result.kind == "win"
+            ext = self._missed(before, ext, closed[0], closed[1], hand.result.winners if won and hand.result
+                               else ())
+            if ext.pending is not None and not won:
+                # the declaration tile passed (or was called): the stick goes down (L366, L370)
+                seat = ext.pending
+                d = [0, 0, 0, 0]
+                d[seat] = -STICK
+                state = add_scores(state, d)
+                sx = session_of(state.session)
+                state = replace(state, session=replace(state.session, extra=replace(sx, sticks=sx.sticks + 1)))
+            ext = replace(ext, pending=None)
+        h = state.hand
+        assert h is not None
+        return replace(state, hand=replace(h, extra=ext))
+
+    @staticmethod
+    def _discarded(ext: RiichiHand, seat: int, ev: Event) -> RiichiHand:
+        if isinstance(ev, Discard) and ev.riichi and ev.seat == seat:
+            double = ext.first_round[seat] and not ext.calls_made  # double riichi (L364)
+            ext = replace(ext, riichi=_set(ext.riichi, seat, True), double=_set(ext.double, seat, double),
+                          ippatsu=_set(ext.ippatsu, seat, True), pending=seat)
+        else:
+            ext = replace(ext, ippatsu=_set(ext.ippatsu, seat, False))  # one go-around has passed (L769)
+        return replace(ext, first_round=_set(ext.first_round, seat, False),
+                       temp_furiten=_set(ext.temp_furiten, seat, False))
+
+    @staticmethod
+    def _called(hand: HandState, before: HandState, ext: RiichiHand) -> RiichiHand:
+        """Any call or kan ends every ippatsu and the first go-around (L769); pao on the completing call."""
+        ext = replace(ext, ippatsu=FOUR_FALSE, calls_made=True)
+        for seat in range(4):
+            melds = hand.seats[seat].melds
+            if len(melds) <= len(before.seats[seat].melds) or ext.pao[seat] is not None:
+                continue
+            last = melds[-1]
+            if last.claimed_from is None or not last.tiles:
+                continue
+            sets = [m.tiles[0].kind for m in melds if m.kind is not MeldKind.CHOW and m.tiles]
+            name = None
+            if last.tiles[0].kind >= 31 and sum(1 for k in sets if k >= 31) == 3:
+                name = PAO_YAKU["dragons"]
+            elif 27 <= last.tiles[0].kind <= 30 and sum(1 for k in sets if 27 <= k <= 30) == 4:
+                name = PAO_YAKU["winds"]
+            if name is not None:  # 包牌: only the first liable player counts (L730-L738)
+                ext = replace(ext, pao=_set(ext.pao, seat, (last.claimed_from, name)))
+        return ext
+
+    @staticmethod
+    def _missed(before: HandState, ext: RiichiHand, discarder: int, t: Tile, winners: tuple[int, ...]) -> RiichiHand:
+        """Players waiting on ``t`` who did not ron it: temporary furiten; after riichi for the hand (L393)."""
+        for seat in range(4):
+            if seat == discarder or seat in winners or before.seats[seat].out:
+                continue
+            if t.kind in _waits(before, seat):
+                ext = replace(ext, temp_furiten=_set(ext.temp_furiten, seat, True),
+                              riichi_furiten=_set(ext.riichi_furiten, seat, ext.riichi_furiten[seat]
+                                                  or ext.riichi[seat]))
+        return ext
+
+    # --- scoring context ----------------------------------------------------------------------------------
+
+    def furiten(self, state: GameState, seat: int) -> bool:
+        """Any of the three kinds: discard (a wait among one's own discards, L392), temporary, riichi."""
+        hand = state.hand
+        ext = riichi_of(hand)
+        if ext is None or hand is None:
+            return False
+        if ext.temp_furiten[seat] or ext.riichi_furiten[seat]:
+            return True
+        waits = _waits(hand, seat)
+        return any(p.tile.kind in waits for p in hand.seats[seat].pond)
+
+    def win_situation(self, state: GameState, sit: WinSituation) -> WinSituation:
+        hand = state.hand
+        ext = riichi_of(hand)
+        if ext is None or hand is None:
+            return sit
+        w = sit.winner
+        sx = session_of(state.session)
+        first = ext.first_round[w] and not ext.calls_made and sit.self_drawn
+        pao = ext.pao[w]
+        return replace(
+            sit, riichi=ext.riichi[w], double_riichi=ext.double[w], ippatsu=ext.ippatsu[w] and ext.riichi[w],
+            tenhou=first and w == hand.dealer, chiihou=first and w != hand.dealer,
+            furiten=not sit.self_drawn and self.furiten(state, w),
+            dora_indicators=dora_indicators(hand), ura_indicators=ura_indicators(hand) if ext.riichi[w] else (),
+            honba=sx.honba, riichi_sticks=sx.sticks, pao=pao[0] if pao is not None else None)
+
+    # --- hand end, next hand, final scores ----------------------------------------------------------------
+
+    def settle_hand(self, state: GameState, result: HandResult, fx: list[Effect]) -> tuple[GameState, HandResult]:
+        """A win collects the deposits (already in its payments, L47); an exhaustive draw pays 3000 noten
+        (L429-L433) and the deposits stay on the table (L434)."""
+        hand = state.hand
+        ext = riichi_of(hand)
+        if ext is None or hand is None:
+            return state, result
+        sx = session_of(state.session)
+        if result.kind == "win":
+            state = replace(state, session=replace(state.session, extra=replace(sx, sticks=0)))
+            return state, result
+        if result.kind != "draw" or not all(s.fully_known for s in hand.seats):
+            return state, result
+        tenpai = tuple(bool(_waits(hand, s)) for s in range(4))  # every tenpai hand declares [DESIGN]
+        pay = self.rules.noten_payments(tenpai)
+        state = replace(state, hand=replace(hand, extra=replace(ext, tenpai=tenpai)))
+        total = [a + b for a, b in zip(result.payments, pay, strict=True)]
+        return state, replace(result, payments=(total[0], total[1], total[2], total[3]))
+
+    def next_session(self, state: GameState, hand: HandState, result: HandResult,
+                     sess: SessionState) -> SessionState:
+        """Renchan and honba (L26, L435-L450): East 1 to South 4."""
+        ext = riichi_of(hand)
+        if ext is None or result.kind == "stopped":
+            return sess
+        sx = session_of(sess)
+        won = result.kind == "win"
+        dealer_won = won and hand.dealer in result.winners
+        nh = self.rules.next_hand(dealer=hand.dealer, round_no=state.session.round_no, hand_in_round=sx.kyoku,
+                                  honba=sx.honba, dealer_won=dealer_won, non_dealer_won=won and not dealer_won,
+                                  dealer_tenpai=bool(ext.tenpai and ext.tenpai[hand.dealer]))
+        return replace(sess, dealer=nh.dealer, round_no=nh.round_no, hand_in_round=nh.hand_in_round,
+                       ended=sess.ended or nh.finished, extra=replace(sx, honba=nh.honba, kyoku=nh.hand_in_round))
+
+    def final(self, state: GameState) -> FinalScores:
+        """Raw points with the leftover deposits to first place, ranks and final scores with uma (L19, L47)."""
+        sx = session_of(state.session)
+        start = self.rules.start_points()
+        points = [start + state.session.scores[p] for p in range(4)]
+        return self.rules.final_scores(points, sx.sticks)
+
+    def ranking_points(self, state: GameState, net: Sequence[int]) -> list[float]:
+        """Final scores in thousands (uma included) instead of ranking points (L19)."""
+        return list(self.final(state).final)
+
+    # --- views and bots -----------------------------------------------------------------------------------
+
+    def view_extra(self, state: GameState, *, referee: bool) -> dict[str, Any]:
+        """``riichi``: dora indicators shown, ura only after a riichi win, honba, deposits, riichi seats and
+        points.  Nothing else of the dead wall, ever, in the public view."""
+        hand = state.hand
+        ext = riichi_of(hand)
+        sx = session_of(state.session)
+        start = self.rules.start_points()
+        out: dict[str, Any] = {
+            "honba": sx.honba, "deposits": sx.sticks,
+            "points": [start + state.session.scores[player_index(state, s)] for s in range(4)],
+            "dora_indicators": [], "ura_indicators": [], "riichi": [False] * 4, "double_riichi": [False] * 4,
+        }
+        if ext is not None and hand is not None:
+            out["dora_indicators"] = [t.code for t in dora_indicators(hand)]
+            r = hand.result
+            if r is not None and r.kind == "win" and any(ext.riichi[w] for w in r.winners):
+                out["ura_indicators"] = [t.code for t in ura_indicators(hand)]
+            out["riichi"] = list(ext.riichi)
+            out["double_riichi"] = list(ext.double)
+            if referee:
+                out["furiten"] = [self.furiten(state, s) for s in range(4)]
+                out["pao"] = [p[0] if p is not None else None for p in ext.pao]
+                out["tenpai"] = list(ext.tenpai) if ext.tenpai is not None else None
+        if state.phase is Phase.SESSION_OVER:
+            out["final"] = self.final(state).to_json()
+        return {"riichi": out}
+
+    def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
+        """Riichi whenever possible with a closed tenpai hand; after riichi discard the drawn tile."""
+        from controller.bots import Action
+
+        hand = state.hand
+        ext = riichi_of(hand)
+        if ext is None or hand is None or default is None:
+            return default
+        seat = bot.seat
+        s = hand.seats[seat]
+        if state.phase is Phase.TURN and hand.turn == seat:
+            if default.kind in ("concealed_kong", "promoted_kong") and (ext.riichi[seat]
+                                                                       or kans(hand) >= MAX_KANS):
+                default = Action("discard", (("tile", bot.best_discard(s).code),))
+            if ext.riichi[seat]:
+                if default.kind == "declare_win" or hand.drawn is None:
+                    return default
+                return Action("discard", (("tile", hand.drawn.code),))
+            if default.kind == "discard" and _closed(s) and hand.wall_remaining >= 4:
+                t = parse_tile(dict(default.fields)["tile"])
+                h = _hand_of(hand, seat)
+                if h is not None and self.rules.can_riichi(h, t, live_tiles_left=hand.wall_remaining):
+                    return Action("discard", (*default.fields, ("riichi", True)))
+            return default
+        if state.phase in (Phase.CLAIMS, Phase.ROB_KONG) and ext.riichi[seat] and default.kind == "claim" \
+                and dict(default.fields).get("kind") != "win":
+            return Action("button", (("button", "pass"),))
+        return default
+
+
+def _concealed_kong(four: list[Tile]) -> Any:
+    from mjtable.tiles import make_meld
+
+    return make_meld(tuple(four), concealed=True)
+
+
+__all__ = ["RiichiExtension", "RiichiHand", "RiichiSession", "dora_indicators", "riichi_of", "ura_indicators"]

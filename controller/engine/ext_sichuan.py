@@ -1,0 +1,409 @@
+"""Sichuan SBR 2025 inside the live engine: 定缺, kong money and refunds, 主动花猪, 查花猪/查大叫, next dealer.
+
+Seed ``001_2f25afa9281b00ab.txt`` (``Lnnn``), digest ``../shared/rules/sichuan-rules.md``.  The rules
+themselves are area 3's (``controller.sichuan``): this module only calls them at the engine's hook points
+(see :mod:`controller.engine.ext`).  Pure; called from whatever thread/loop runs ``step``.
+
+State: :class:`SichuanHand` in ``HandState.extra``.  Money: kong money is paid at once (``add_scores``) and
+kept for refunds; the hand-end settlement (停和陪打 refunds, 查花猪/查大叫, not-tenpai refunds) is added to the
+hand result's payments.  Every ledger line sums to zero, so the session stays zero-sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from controller.engine import penalties, procedure
+from controller.engine.errors import Reject
+from controller.engine.events import ChooseVoid, Claim, ConcealedKong, Discard, Event, PromotedKong
+from controller.engine.ext import EngineExtension
+from controller.engine.query import scoring_hand
+from controller.engine.ruleset import ClaimKind, WinSituation
+from controller.engine.session import add_scores
+from controller.engine.state import GameState, HandResult, HandState, Phase, SessionState
+from controller.sichuan.settlement import DrawSeat, KongMoney, KongType, refund_all, settle_draw
+from mjtable.tiles import Hand, MeldKind, Tile
+
+if TYPE_CHECKING:
+    from controller.bots import Action, Bot
+    from controller.engine.effects import Effect
+    from controller.sichuan.ruleset import SichuanRuleset
+
+SUITS = ("m", "p", "s")
+T = TypeVar("T")
+Vec = tuple[int, int, int, int]
+PIG_POINTS = 24  # 主动花猪: category 2 deduction (L352, L630, L774)
+
+
+def _t4(v: list[int]) -> Vec:
+    return (v[0], v[1], v[2], v[3])
+
+
+def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:
+    return (*t[:i], v, *t[i + 1:])
+
+
+@dataclass(frozen=True, slots=True)
+class SichuanHand:
+    """Sichuan state of one hand (``HandState.extra``).
+
+    ``voids``: each seat's 定缺 (hidden until ``revealed``: all four chose, L346-L348); ``void_tiles``: the
+    face-down tile that must be the seat's first discard (no-card procedure, L348); ``discarded_other``: the
+    seat discarded a non-void tile (查花猪, L574); ``pigs``: 主动花猪 already judged (L352); ``kongs``: kong
+    money paid this hand, kept for refunds (L504-L506, L654); ``last_kong``: index of the latest kong;
+    ``kong_discard``: the seat whose open discard follows its own kong (杠上炮, L545); ``first_winners`` /
+    ``first_discarder``: the hand's first win (next dealer, L478-L482); ``ledger``: money lines
+    ``(kind, deltas, note)``, each summing to zero.
+    """
+
+    voids: tuple[str | None, ...] = (None, None, None, None)
+    void_tiles: tuple[Tile | None, ...] = (None, None, None, None)
+    revealed: bool = False
+    discarded_other: tuple[bool, ...] = (False, False, False, False)
+    pigs: tuple[bool, ...] = (False, False, False, False)
+    kongs: tuple[KongMoney, ...] = ()
+    last_kong: int | None = None
+    kong_discard: int | None = None
+    promoted_timely: bool = False
+    first_winners: tuple[int, ...] = ()
+    first_discarder: int | None = None
+    ledger: tuple[tuple[str, Vec, str], ...] = ()
+
+
+def sichuan_of(hand: HandState | None) -> SichuanHand | None:
+    """The hand's Sichuan state, or None (not a Sichuan hand, or not dealt yet)."""
+    if hand is None or not isinstance(hand.extra, SichuanHand):
+        return None
+    return hand.extra
+
+
+def _with_extra(state: GameState, ext: SichuanHand) -> GameState:
+    assert state.hand is not None
+    return replace(state, hand=replace(state.hand, extra=ext))
+
+
+def _pay(state: GameState, ext: SichuanHand, kind: str, deltas: Vec, note: str) -> tuple[GameState, SichuanHand]:
+    """Apply a money line now and keep it in the ledger."""
+    if any(deltas):
+        state = add_scores(state, deltas)
+    return state, replace(ext, ledger=(*ext.ledger, (kind, deltas, note)))
+
+
+def _seat_hand(hand: HandState, seat: int) -> Hand:
+    """The seat's known tiles as a Hand (melds with unknown faces are left out)."""
+    s = hand.seats[seat]
+    try:
+        return scoring_hand(hand, seat, s.known)
+    except ValueError:
+        return Hand(s.known, ())
+
+
+def sichuan_live_wall(rules: SichuanRuleset, physical: Sequence[T], dealer: int,
+                      dice: tuple[int, int]) -> tuple[T, ...]:
+    """The wall in draw order.  Physical layout as in docs/engine.md, but with the Sichuan side lengths:
+    ``p = (start[ring] + k) * 2 + level``, ``ring`` 0..3 = the walls of seats 0, 3, 2, 1 (clockwise),
+    ``start`` the cumulative stacks with seats E/S/W/N building 14/13/14/13 stacks (L310).  The dealer's
+    throw: the sum names the wall (L322-L328), the smaller die the stacks counted from its right end (L332);
+    the draw starts after them, clockwise (our reading, as for MCR)."""
+    sides = rules.wall_stacks()
+    ring_seats = (0, 3, 2, 1)
+    start = [0, 0, 0, 0]
+    for r in range(1, 4):
+        start[r] = start[r - 1] + sides[ring_seats[r - 1]]
+    stacks = sum(sides)
+    if len(physical) != 2 * stacks:
+        raise Reject("bad_event", f"a Sichuan wall has {2 * stacks} tiles, got {len(physical)}")
+    owner, skip = rules.break_point(dealer, dice)
+    first = (start[ring_seats.index(owner)] + skip) % stacks
+    out: list[T] = []
+    for i in range(stacks):
+        g = (first + i) % stacks
+        out.append(physical[2 * g])
+        out.append(physical[2 * g + 1])
+    return tuple(out)
+
+
+class SichuanExtension(EngineExtension):
+    """The engine hooks of Sichuan SBR 2025 (see module doc)."""
+
+    def __init__(self, rules: SichuanRuleset) -> None:
+        self.rules = rules
+
+    # --- wall, break, 定缺 -------------------------------------------------------------------------------
+
+    def dice_throws(self) -> int:
+        """One throw of two dice by the dealer (L318)."""
+        return 1
+
+    def live_wall(self, state: GameState, hand: HandState) -> tuple[Tile, ...] | None:
+        if not hand.wall_physical:
+            return ()
+        return sichuan_live_wall(self.rules, hand.wall_physical, hand.dealer, hand.dice[0])
+
+    def after_deal(self, state: GameState, fx: list[Effect]) -> GameState:
+        """After the deal every seat chooses its missing suit at the same time (L346)."""
+        assert state.hand is not None
+        return replace(state, phase=Phase.VOID, hand=replace(state.hand, extra=SichuanHand()))
+
+    def _choose_void(self, state: GameState, ev: ChooseVoid, fx: list[Effect]) -> GameState:
+        hand = state.hand
+        assert hand is not None
+        ext = sichuan_of(hand)
+        if state.phase is not Phase.VOID or ext is None:
+            raise Reject("wrong_phase", "定缺 is chosen once, right after the deal (L346)")
+        seat = ev.seat
+        if ev.suit not in SUITS:
+            raise Reject("bad_event", f"the missing suit is m, p or s, got {ev.suit!r}")
+        if ext.voids[seat] is not None:
+            raise Reject("already_acted", f"seat {seat} has already chosen its missing suit")
+        s = hand.seats[seat]
+        face: Tile | None = None
+        if ev.tile:  # no cards: one tile of the suit face down, which must be the first discard (L348)
+            face = procedure.parse_tile(ev.tile)
+            if face.suit != ev.suit:
+                raise Reject("bad_event", f"the face-down tile {face.code} is not of the missing suit {ev.suit}")
+            if s.fully_known and face not in s.known:
+                raise Reject("not_held", f"seat {seat} does not hold {face.code}")
+        ext = replace(ext, voids=_set(ext.voids, seat, ev.suit), void_tiles=_set(ext.void_tiles, seat, face))
+        if any(v is None for v in ext.voids):
+            return _with_extra(state, ext)
+        # all four are down: turned up at the same time, the dealer begins play (L348)
+        state = _with_extra(state, replace(ext, revealed=True))
+        return procedure.finish_flowers(replace(state, phase=Phase.FLOWERS), fx)
+
+    # --- legality -----------------------------------------------------------------------------------------
+
+    def before_player(self, state: GameState, ev: Event, fx: list[Effect]) -> GameState | None:
+        if isinstance(ev, ChooseVoid):
+            return self._choose_void(state, ev, fx)
+        hand = state.hand
+        ext = sichuan_of(hand)
+        if ext is None or hand is None or state.phase is Phase.VOID:
+            return None
+        seat = getattr(ev, "seat", 0)
+        void = ext.voids[seat]
+        if isinstance(ev, Discard) and state.phase is Phase.TURN and hand.turn == seat:
+            first = ext.void_tiles[seat]
+            if first is not None and ev.tile != first.code:
+                raise Reject("bad_event", f"the face-down 定缺 tile {first.code} must be the first discard (L348)")
+        elif isinstance(ev, Claim) and hand.claim is not None and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
+            try:
+                kind = ClaimKind(ev.kind)
+            except ValueError:
+                return None
+            if not self.rules.claim_allowed(kind, hand.claim.tile, void):
+                raise Reject("illegal_claim", f"no {kind} on {hand.claim.tile.code}: the missing suit is {void} "
+                             "(L342, L736)")
+        elif isinstance(ev, ConcealedKong | PromotedKong) and ev.tile:
+            t = procedure.parse_tile(ev.tile)
+            if not self.rules.claim_allowed(ClaimKind.KONG, t, void):
+                raise Reject("illegal_claim", f"no kong of the missing suit {void} (L342)")
+        return None
+
+    # --- money and fouls, by comparing the states before and after each event ---------------------------
+
+    def after_step(self, old: GameState, new: GameState, ev: Event, fx: list[Effect]) -> GameState:
+        hand, before = new.hand, old.hand
+        ext = sichuan_of(hand)
+        if ext is None or hand is None or before is None or sichuan_of(before) is None \
+                or before.hand_no != hand.hand_no:
+            return new
+        state = new
+        if hand.promoted is not None and before.promoted is None:  # 及时雨: the drawn tile is added (L494)
+            timely = before.drawn is not None and before.drawn.kind == hand.promoted[1].kind
+            ext = replace(ext, promoted_timely=timely)
+        state, ext = self._kongs(state, before, ext)
+        state, ext = self._discards(state, before, ext, fx)
+        state, ext = self._wins(state, before, ext)
+        return _with_extra(state, ext)
+
+    def _kongs(self, state: GameState, before: HandState, ext: SichuanHand) -> tuple[GameState, SichuanHand]:
+        hand = state.hand
+        assert hand is not None
+        active = tuple(s for s in range(4) if not hand.seats[s].out)
+        for seat in range(4):
+            old_melds, new_melds = before.seats[seat].melds, hand.seats[seat].melds
+            for i, m in enumerate(new_melds):
+                kong_type: KongType | None = None
+                discarder: int | None = None
+                if i >= len(old_melds):
+                    if m.kind is MeldKind.CONCEALED_KONG:
+                        kong_type = KongType.CONCEALED  # 暗杠: 2 from each player still in (L502)
+                    elif m.kind is MeldKind.KONG:
+                        kong_type, discarder = KongType.CALLED, m.claimed_from  # 点杠: the discarder pays 2 (L490)
+                elif old_melds[i].kind is MeldKind.PUNG and m.kind is MeldKind.KONG:
+                    kong_type = KongType.PROMOTED_TIMELY if ext.promoted_timely else KongType.PROMOTED_LATE
+                if kong_type is None:
+                    continue
+                money = self.rules.kong_payment(seat, kong_type.value, discarder, active)
+                ext = replace(ext, kongs=(*ext.kongs, money), last_kong=len(ext.kongs), promoted_timely=False)
+                note = f"{kong_type.value} kong by seat {seat} (L490-L502)"
+                state, ext = _pay(state, ext, "kong", money.deltas, note)
+        return state, ext
+
+    def _discards(self, state: GameState, before: HandState, ext: SichuanHand,
+                  fx: list[Effect]) -> tuple[GameState, SichuanHand]:
+        hand = state.hand
+        assert hand is not None
+        for seat in range(4):
+            pond_before, pond = before.seats[seat].pond, hand.seats[seat].pond
+            if len(pond) <= len(pond_before):
+                continue
+            t = pond[-1].tile
+            ext = replace(ext, kong_discard=seat if before.after_kong else None,
+                          void_tiles=_set(ext.void_tiles, seat, None))
+            void = ext.voids[seat]
+            if void is None:
+                continue
+            if t.suit != void:
+                ext = replace(ext, discarded_other=_set(ext.discarded_other, seat, True))
+            why = self.rules.discard_violation(_seat_hand(before, seat), t, void)
+            if why is not None and not ext.pigs[seat]:
+                # 主动花猪: the discard stands once in the pool (L776); category 2 and 停和陪打 (L352)
+                ext = replace(ext, pigs=_set(ext.pigs, seat, True))
+                state = _with_extra(state, ext)
+                state = penalties.record(state, seat, "active_pig", why, fx, points=PIG_POINTS)
+                h = state.hand
+                assert h is not None
+                s = h.seats[seat]
+                state = replace(state, hand=procedure.with_seat(h, seat, replace(s, dead=s.dead or "主动花猪 (L352)")))
+        return state, ext
+
+    def _wins(self, state: GameState, before: HandState, ext: SichuanHand) -> tuple[GameState, SichuanHand]:
+        hand = state.hand
+        assert hand is not None
+        had = [w for r in before.wins for w in r.winners]
+        if hand.result is None:
+            now = [w for r in hand.wins for w in r.winners]
+        elif hand.result.kind == "win":
+            now = list(hand.result.winners)
+        else:
+            return state, ext
+        new = now[len(had):]
+        if not new:
+            return state, ext
+        w = before.claim
+        discarder = w.discard_seat if w is not None else None
+        if not had and not ext.first_winners:
+            ext = replace(ext, first_winners=tuple(new), first_discarder=discarder)
+        k = ext.last_kong
+        if discarder is not None and ext.kong_discard == discarder and k is not None and w is not None \
+                and not w.robbing and ext.kongs[k].seat == discarder and not ext.kongs[k].refunded:
+            # 杠上炮: that kong's money goes back to its payers (退税, L506)
+            money = ext.kongs[k]
+            ext = replace(ext, kongs=_set(ext.kongs, k, money.refund()))
+            state, ext = _pay(state, ext, "kong_refund", money.refund_deltas(), "杠上炮 退税 (L506)")
+        return state, ext
+
+    # --- scoring context, hand end, next dealer ---------------------------------------------------------
+
+    def win_situation(self, state: GameState, sit: WinSituation) -> WinSituation:
+        ext = sichuan_of(state.hand)
+        if ext is None:
+            return sit
+        after = (not sit.self_drawn and not sit.robbing_kong and sit.discarder is not None
+                 and ext.kong_discard == sit.discarder)
+        return replace(sit, void_suit=ext.voids[sit.winner], after_kong_discard=after)
+
+    def settle_hand(self, state: GameState, result: HandResult, fx: list[Effect]) -> tuple[GameState, HandResult]:
+        """停和陪打 refunds (L654); at the wall's end 查花猪 + 查大叫 + not-tenpai kong refunds (L549-L596)."""
+        hand = state.hand
+        ext = sichuan_of(hand)
+        if ext is None or hand is None or result.kind == "stopped":
+            return state, result
+        winners = set(result.winners)
+        total = [0, 0, 0, 0]
+        kongs = list(ext.kongs)
+        lines: list[tuple[str, Vec, str]] = []
+        for seat in range(4):
+            if seat not in winners and hand.seats[seat].dead is not None:
+                deltas, kongs = refund_all(seat, kongs)
+                if any(deltas):
+                    lines.append(("kong_refund", deltas, f"停和陪打 seat {seat} (L654)"))
+        if hand.wall_remaining <= 0 and len(winners) < 3 and ext.revealed:
+            left = [s for s in range(4) if s not in winners]
+            if all(hand.seats[s].fully_known for s in left):
+                seats = [DrawSeat(seat=s, hand=_seat_hand(hand, s), void_suit=ext.voids[s] or "m",
+                                  discarded_other_suit=ext.discarded_other[s], active_pig_declared=ext.pigs[s],
+                                  no_win=hand.seats[s].dead is not None) for s in left]
+                res = settle_draw(seats, kongs, self.rules.options)
+                lines.append(("chajiao", res.chajiao, "查花猪/查大叫 (L549-L596)"))
+                lines.append(("kong_refund", res.kong_refund, "没叫 退杠 (L504)"))
+                for s in res.active_pigs:
+                    if not ext.pigs[s]:
+                        ext = replace(ext, pigs=_set(ext.pigs, s, True))
+                        state = penalties.record(state, s, "active_pig_at_draw",
+                                                 "holds the missing suit after discarding another suit (L574)",
+                                                 fx, points=PIG_POINTS)
+        for _, deltas, _ in lines:
+            total = [a + b for a, b in zip(total, deltas, strict=True)]
+        ext = replace(ext, kongs=tuple(kongs), ledger=(*ext.ledger, *lines))
+        state = _with_extra(state, ext)
+        pay = [a + b for a, b in zip(result.payments, total, strict=True)]
+        return state, replace(result, payments=_t4(pay))
+
+    def next_session(self, state: GameState, hand: HandState, result: HandResult,
+                     sess: SessionState) -> SessionState:
+        """The first winner deals next; several first winners on one discard: the discarder; none: the same
+        dealer (L478-L482)."""
+        ext = sichuan_of(hand)
+        if ext is None or result.kind == "stopped":
+            return sess
+        first = ext.first_winners or tuple(result.winners)
+        discarder = ext.first_discarder if ext.first_winners else result.discarder
+        return replace(sess, dealer=self.rules.next_dealer_after(hand.dealer, first, discarder), round_no=0)
+
+    # --- views and bots -----------------------------------------------------------------------------------
+
+    def view_extra(self, state: GameState, *, referee: bool) -> dict[str, Any]:
+        """``sichuan``: voids (public only after the simultaneous reveal), who has chosen, pigs, money lines.
+        The face-down 定缺 tile is referee-only."""
+        ext = sichuan_of(state.hand)
+        if ext is None:
+            return {"sichuan": None}
+        show = referee or ext.revealed
+        out: dict[str, Any] = {
+            "voids": list(ext.voids) if show else [None] * 4,
+            "void_chosen": [v is not None for v in ext.voids],
+            "revealed": ext.revealed,
+            "pigs": list(ext.pigs),
+            "ledger": [{"kind": k, "deltas": list(d), "note": n} for k, d, n in ext.ledger],
+        }
+        if referee:
+            out["void_tiles"] = [t.code if t is not None else None for t in ext.void_tiles]
+        return {"sichuan": out}
+
+    def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
+        """定缺 = the suit with the fewest tiles; discard the missing suit first; never call on it."""
+        from controller.bots import Action
+
+        hand = state.hand
+        ext = sichuan_of(hand)
+        if ext is None or hand is None:
+            return default
+        seat = bot.seat
+        s = hand.seats[seat]
+        void = ext.voids[seat]
+        if state.phase is Phase.VOID:
+            if void is not None:
+                return None
+            return Action("void", (("suit", self.rules.choose_void(Hand(s.known))),))
+        if state.phase is Phase.TURN and hand.turn == seat and void is not None:
+            first = ext.void_tiles[seat]
+            if first is not None:
+                return Action("discard", (("tile", first.code),))
+            held = [t for t in s.known if t.suit == void]
+            if held:
+                kinds = [t.kind for t in s.known]
+                pick = min(held, key=lambda t: (kinds.count(t.kind), t.kind))
+                return Action("discard", (("tile", pick.code),))
+            return default
+        if state.phase in (Phase.CLAIMS, Phase.ROB_KONG) and hand.claim is not None and default is not None \
+                and default.kind == "claim" and hand.claim.tile.suit == void:
+            return Action("button", (("button", "pass"),))
+        return default
+
+
+__all__ = ["SichuanExtension", "SichuanHand", "sichuan_of"]

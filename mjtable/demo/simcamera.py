@@ -1,0 +1,52 @@
+"""``--camera sim``: the simulated camera (area 6's ``vision.simcam``) filming the demo's table, every frame
+going through the real vision pipeline (area 6's ``vision.pipeline`` with area 5's ONNX classifier).
+
+The world shows each act as a change of the :class:`vision.scene.TableScene` (built from the engine's referee
+view, :mod:`mjtable.demo.scenes`); :class:`~mjtable.service.camera.ThreadedPipelineSource` renders frames at
+``fps`` on a worker thread and runs the pipeline on them; its vision event dicts reach the service as camera
+observations, exactly as from a real camera.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from controller.engine.state import GameState
+from controller.views import referee_view
+from mjtable.demo.scenes import scene_from_view, with_change
+from mjtable.service.camera import FramePipeline, ThreadedPipelineSource, default_pipeline
+from vision.scene import TableScene
+
+
+class SimulatedCamera:
+    """Both the world's camera (``show``) and the service's observation source (``observations``)."""
+
+    def __init__(self, *, seed: int = 0, fps: float = 15.0,
+                 pipeline_factory: Callable[[], FramePipeline] = default_pipeline) -> None:
+        from vision.simcam import SimCamera
+
+        self.cam = SimCamera(seed=seed)
+        self.scene = TableScene()
+        self._lock = threading.Lock()
+        self.source = ThreadedPipelineSource(self._render, pipeline_factory(), fps=fps)
+
+    def show(self, state: GameState, seat: int, observation: dict[str, Any]) -> None:
+        scene = with_change(scene_from_view(referee_view(state)), observation)
+        with self._lock:
+            self.scene = scene
+
+    def _render(self) -> Any:  # worker thread
+        with self._lock:
+            scene = self.scene
+        return self.cam.render(scene)
+
+    def open(self) -> SimulatedCamera:
+        return self
+
+    def observations(self) -> AsyncIterator[dict[str, Any]]:
+        return self.source.observations()
+
+    async def aclose(self) -> None:
+        await self.source.aclose()

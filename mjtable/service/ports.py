@@ -1,0 +1,127 @@
+"""The service's implementations of area 2's ``controller.shell`` ports.
+
+* :class:`ServiceMcuPort` -> :class:`mjtable.service.mcu.McuPart` (commands run as tasks: a build takes a minute);
+* :class:`ServiceIndicators` -> :class:`mjtable.service.parts.GpioPart` (turn LEDs, buzzer);
+* :class:`ServicePublisher` -> area 7's :class:`mjtable.mqtt.channel.TableChannel` (views, timers, public events,
+  alerts and infractions; ids are deterministic per engine ``seq`` so a resumed service republishing after a crash
+  produces duplicates the recorder drops, never new events);
+* :class:`InboxTimers` -> a due timer queues a ``ClockTick`` on the service inbox (one order for every input).
+
+All called on the service loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from controller.engine.effects import McuCommand
+from controller.engine.events import Event
+from mjtable.mqtt.channel import TableChannel
+from mjtable.service.mcu import McuPart
+from mjtable.service.parts import GpioPart
+
+LOGGER = logging.getLogger(__name__)
+
+#: effect types that go on the public event stream (alerts only without referee-only data)
+PUBLIC_EFFECTS = ("alert", "infraction")
+
+
+class ServiceMcuPort:
+    def __init__(self, mcu: McuPart | None) -> None:
+        self._mcu = mcu
+
+    async def command(self, name: str, args: dict[str, Any]) -> None:
+        if self._mcu is not None:
+            self._mcu.execute(McuCommand(name=name, args=dict(args)))
+
+
+class ServiceIndicators:
+    def __init__(self, gpio: GpioPart | None) -> None:
+        self._gpio = gpio
+
+    def set_led(self, seat: int, on: bool) -> None:
+        if self._gpio is not None:
+            self._gpio.set_led(seat, on)
+
+    def buzz(self, duration_s: float) -> None:
+        if self._gpio is not None:
+            self._gpio.buzz(duration_s)
+
+
+class ServicePublisher:
+    """Args: channel: None publishes nothing (tests); changed: set after every published state."""
+
+    def __init__(self, channel: TableChannel | None, changed: asyncio.Event) -> None:
+        self.channel = channel
+        self.changed = changed
+        self.event: Event | None = None
+        self._seq = 0
+        self._fx_count = 0
+
+    async def publish_state(self, public: dict[str, Any], referee: dict[str, Any]) -> None:
+        self._seq = int(public.get("seq", self._seq))
+        self._fx_count = 0
+        self.changed.set()
+        if self.channel is None:
+            return
+        self.channel.publish_state(public, referee)
+        self.channel.publish_timers(list(public.get("timers", [])))
+
+    async def publish_effect(self, effect: dict[str, Any]) -> None:
+        kind = effect.get("type")
+        if self.channel is None or kind not in PUBLIC_EFFECTS:
+            return
+        if kind == "alert":
+            if (effect.get("data") or {}).get("referee_only"):
+                return
+            data = {"id": effect.get("id"), "kind": effect.get("kind"), "message": effect.get("message")}
+        else:
+            inf = effect.get("infraction") or {}
+            data = {k: v for k, v in inf.items() if k in ("id", "seat", "kind", "points", "status", "message",
+                                                         "reason")}
+        self._fx_count += 1
+        self.channel.publish_event(str(kind), data, event_id=f"{self.channel.game_id}:{self._seq}:fx{self._fx_count}")
+
+    def publish_events(self, pairs: list[tuple[str, dict[str, Any]]], seq: int, ts_s: float) -> None:
+        """The public form of one accepted input event (see :func:`mjtable.service.events_out.public_event`)."""
+        if self.channel is None:
+            return
+        for k, (kind, data) in enumerate(pairs):
+            try:
+                self.channel.publish_event(kind, data, event_id=f"{self.channel.game_id}:{seq}:{k}", ts_s=ts_s)
+            except Exception:  # a schema/guard refusal must never stop the referee
+                LOGGER.exception("publishing %s at seq %d failed", kind, seq)
+
+
+class InboxTimers:
+    """The shell's TimerPort: one loop timer per name; when due, ``on_due()`` queues a ClockTick."""
+
+    def __init__(self, clock: Callable[[], float], on_due: Callable[[], None]) -> None:
+        self._clock = clock
+        self._on_due = on_due
+        self._handles: dict[str, tuple[float, asyncio.TimerHandle]] = {}
+
+    def arm(self, name: str, deadline_s: float, fire: Callable[[], Awaitable[None]]) -> None:
+        self.cancel(name)
+        delay = max(0.0, deadline_s - self._clock())
+        handle = asyncio.get_running_loop().call_later(delay, self._due, name)
+        self._handles[name] = (deadline_s, handle)
+
+    def _due(self, name: str) -> None:
+        self._handles.pop(name, None)
+        self._on_due()
+
+    def cancel(self, name: str) -> None:
+        entry = self._handles.pop(name, None)
+        if entry is not None:
+            entry[1].cancel()
+
+    def armed(self) -> dict[str, float]:
+        return {n: d for n, (d, _) in self._handles.items()}
+
+    def cancel_all(self) -> None:
+        for name in list(self._handles):
+            self.cancel(name)

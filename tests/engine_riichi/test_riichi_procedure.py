@@ -1,0 +1,119 @@
+"""HKMA 2025 riichi procedure steps in the live engine (area 3b), one test per rule with its seed line
+(``Lnnn`` of ``002_40e04c10307d973b.txt``, digest ``../shared/rules/riichi-hk-rules.md``)."""
+
+from __future__ import annotations
+
+from controller.engine.ext_riichi import riichi_of, session_of
+from controller.engine.state import Phase
+from controller.views import public_view, referee_view
+from tests.engine_sichuan.table_helpers import Table, stacked_wall
+
+R = "riichi-hkma-2025"
+# dealer (seat 0) is tenpai on 2p/5p after discarding 1z; the dead wall's indicator (dead[4]) is 8p, the first
+# ura indicator (dead[9]) 3z
+DEAD = "1s2s3s4s8p2z2z2z2z3z3z3z3z8s"
+DEALER = "123456789m2345p1z"
+
+
+def _table(hands: dict[int, str], draws: str) -> Table:
+    t = Table(R)
+    t.build(stacked_wall(R, hands, draws=draws, dead=DEAD))
+    assert t.state.phase is Phase.TURN
+    return t
+
+
+def _discard_and_pass(t: Table, seat: int, tile: str, **extra: object) -> None:
+    t.ok({"type": "discard", "seat": seat, "tile": tile, **extra})
+    if t.state.phase is Phase.CLAIMS:
+        t.pass_all()
+
+
+def _sum_with_deposits(t: Table) -> int:
+    return sum(t.state.session.scores) + 1000 * session_of(t.state.session).sticks
+
+
+def test_riichi_needs_tenpai_after_the_declaration_tile() -> None:
+    """Riichi: closed hand, tenpai after the discard, a live tile left (L363)."""
+    t = _table({0: DEALER}, draws="")
+    rej = t.rejected({"type": "discard", "seat": 0, "tile": "1m", "riichi": True})
+    assert rej.reason == "bad_event" and "riichi" in rej.message
+
+
+def test_riichi_stick_ippatsu_tsumo_ura_dora() -> None:
+    """The stick goes down once the declaration tile passes (L366); after riichi the drawn tile is discarded
+    and no chi/pon is allowed (L367); riichi on one's first uninterrupted discard is double riichi (L364); a
+    win within one go-around is ippatsu (L769) and collects the deposits (L47); dora is shown at once (L37),
+    ura-dora only for a riichi winner (L38)."""
+    t = _table({0: DEALER}, draws="9s9s4m5p")
+    assert public_view(t.state)["riichi"]["dora_indicators"] == ["8p"]
+    t.ok({"type": "discard", "seat": 0, "tile": "1z", "riichi": True})
+    assert t.state.session.scores == (0, 0, 0, 0)  # the declaration tile is still open to a ron
+    t.pass_all()
+    assert t.state.session.scores == (-1000, 0, 0, 0) and session_of(t.state.session).sticks == 1
+    assert public_view(t.state)["riichi"]["riichi"] == [True, False, False, False]
+    assert public_view(t.state)["riichi"]["double_riichi"] == [True, False, False, False]
+    _discard_and_pass(t, 1, "9s")
+    _discard_and_pass(t, 2, "9s")
+    t.ok({"type": "discard", "seat": 3, "tile": "4m"})
+    rej = t.rejected({"type": "claim", "seat": 0, "kind": "chow", "tiles": ["2m", "3m"]})
+    assert rej.reason == "illegal_claim" and "riichi" in rej.message
+    t.pass_all()
+    hand = t.state.hand
+    assert hand is not None and hand.turn == 0 and hand.drawn is not None and hand.drawn.code == "5p"
+    assert t.rejected({"type": "discard", "seat": 0, "tile": "1m"}).reason == "bad_event"
+    assert public_view(t.state)["riichi"]["ura_indicators"] == []  # hidden until a riichi win
+    t.ok({"type": "declare_win", "seat": 0})
+    hand = t.state.hand
+    assert hand is not None and hand.result is not None and hand.result.winners == (0,)
+    names = {n for n, _, _ in hand.result.fans}
+    assert {"Double Riichi", "Ippatsu", "Menzen Tsumo"} <= names  # riichi on the first discard (L364)
+    assert sum(hand.result.payments) == 1000  # the deposit on the table goes to the winner
+    assert session_of(t.state.session).sticks == 0 and _sum_with_deposits(t) == 0
+    view = public_view(t.state)["riichi"]
+    assert view["ura_indicators"] == ["3z"] and view["dora_indicators"] == ["8p"]
+
+
+def test_discard_furiten_forbids_ron() -> None:
+    """A player whose wait is among his own discards may not ron (L391-L392): a ron call is a false win."""
+    t = _table({0: DEALER, 1: "234567p234s55s67s"}, draws="5s8s")
+    _discard_and_pass(t, 0, "1z")
+    _discard_and_pass(t, 1, "5s")  # keeps 55s67s: waits 5s/8s, and 5s is in the pond
+    assert referee_view(t.state, with_waits=False)["riichi"]["furiten"][1] is True
+    t.ok({"type": "discard", "seat": 2, "tile": "8s"})
+    t.ok({"type": "claim", "seat": 1, "kind": "win"})
+    t.pass_all()  # the window closes when the others have passed: then the call is judged
+    assert [(i.kind, i.seat) for i in t.state.infractions] == [("false_win_dead_hand", 1)]
+    hand = t.state.hand
+    assert hand is not None and hand.result is None
+
+
+def test_chi_only_from_the_left() -> None:
+    """Chi only from the player on the left (上家, L309)."""
+    t = _table({0: DEALER, 2: "23m"}, draws="")
+    t.ok({"type": "discard", "seat": 0, "tile": "1m"})
+    assert t.rejected({"type": "claim", "seat": 2, "kind": "chow", "tiles": ["2m", "3m"]}).reason == "illegal_claim"
+
+
+def test_pao_on_the_third_dragon_pon() -> None:
+    """Responsibility (包牌): the discarder of the tile completing the third dragon set is liable
+    (L730-L738)."""
+    t = _table({0: "5z" + "123456789m2345p", 1: "55z66z77z", 2: "6z", 3: "7z"}, draws="9s9s1p9s")
+
+    def pon_and_discard(discarder: int, tile: str) -> None:
+        t.ok({"type": "discard", "seat": discarder, "tile": tile})
+        t.ok({"type": "claim", "seat": 1, "kind": "pung"})
+        if t.state.phase is Phase.CLAIMS:
+            t.pass_all()
+        hand = t.state.hand
+        assert hand is not None and hand.turn == 1
+        own = next(x for x in hand.seats[1].known if x.kind < 27)
+        _discard_and_pass(t, 1, own.code)
+
+    pon_and_discard(0, "5z")
+    pon_and_discard(2, "6z")
+    _discard_and_pass(t, 2, "9s")  # seat 2 again (after seat 1): its draw
+    pon_and_discard(3, "7z")
+    ext = riichi_of(t.state.hand)
+    assert ext is not None and ext.pao[1] is not None and ext.pao[1][0] == 3
+    assert referee_view(t.state, with_waits=False)["riichi"]["pao"] == [None, 3, None, None]
+    assert "pao" not in public_view(t.state)["riichi"]

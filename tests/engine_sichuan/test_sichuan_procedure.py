@@ -1,0 +1,144 @@
+"""Sichuan SBR 2025 procedure steps in the live engine (area 3b), one test per rule with its seed line
+(``Lnnn`` of ``001_2f25afa9281b00ab.txt``, digest ``../shared/rules/sichuan-rules.md``)."""
+
+from __future__ import annotations
+
+from controller.engine.effects import InfractionEffect, McuCommand
+from controller.engine.ext_sichuan import sichuan_of
+from controller.engine.registry import ruleset_for
+from controller.engine.state import Phase
+from controller.views import public_view, referee_view
+from tests.engine_sichuan.table_helpers import Table, stacked_wall
+
+R = "sichuan-sbr-2025"
+# seat 0 (dealer, 14): no bamboo; seat 2: a pung of 5p, void m; seat 3: waits on 6m/9m, void p
+HANDS = {0: "123456789m12345p", 2: "555p12345678s11s", 3: "1123456778m555s"}
+
+
+def _table(draws: str = "9m", hands: dict[int, str] | None = None) -> Table:
+    t = Table(R)
+    t.build(stacked_wall(R, HANDS if hands is None else hands, draws=draws))
+    return t
+
+
+def _voids(t: Table, voids: dict[int, str], tiles: dict[int, str] | None = None) -> None:
+    for seat in range(4):
+        ev = {"type": "void", "seat": seat, "suit": voids[seat]}
+        if tiles and seat in tiles:
+            ev["tile"] = tiles[seat]
+        t.ok(ev)
+
+
+def test_void_choice_is_simultaneous_and_hidden_until_all_four_chose() -> None:
+    """定缺 right after the deal, all four at once, face down, turned up together (L346-L348)."""
+    t = _table()
+    assert t.state.phase is Phase.VOID
+    assert t.rejected({"type": "discard", "seat": 0, "tile": "1m"}).reason == "wrong_phase"
+    t.ok({"type": "void", "seat": 2, "suit": "m"})
+    pub = public_view(t.state)["sichuan"]
+    assert pub["voids"] == [None, None, None, None]  # nobody sees a choice before the reveal
+    assert pub["void_chosen"] == [False, False, True, False]
+    assert referee_view(t.state, with_waits=False)["sichuan"]["voids"][2] == "m"
+    assert t.rejected({"type": "void", "seat": 2, "suit": "p"}).reason == "already_acted"
+    assert t.rejected({"type": "void", "seat": 1, "suit": "z"}).reason == "bad_event"
+    for seat, suit in ((0, "s"), (1, "p"), (3, "p")):
+        t.ok({"type": "void", "seat": seat, "suit": suit})
+    assert t.phase() is Phase.TURN and t.state.hand is not None and t.state.hand.turn == 0  # dealer starts
+    assert public_view(t.state)["sichuan"]["voids"] == ["s", "p", "m", "p"]
+    assert t.rejected({"type": "void", "seat": 0, "suit": "m"}).reason == "wrong_phase"
+
+
+def test_void_tile_face_down_must_be_the_first_discard() -> None:
+    """Without cards: one tile of the suit face down in front of the hand, which must be the first discard
+    (L348).  The face-down tile is referee-only information."""
+    t = _table()
+    assert t.rejected({"type": "void", "seat": 0, "suit": "p", "tile": "1m"}).reason == "bad_event"
+    _voids(t, {0: "p", 1: "s", 2: "m", 3: "p"}, tiles={0: "3p"})
+    assert public_view(t.state)["sichuan"].get("void_tiles") is None
+    assert referee_view(t.state, with_waits=False)["sichuan"]["void_tiles"][0] == "3p"
+    assert t.rejected({"type": "discard", "seat": 0, "tile": "1p"}).reason == "bad_event"
+    t.ok({"type": "discard", "seat": 0, "tile": "3p"})
+
+
+def test_no_pong_or_win_on_the_missing_suit() -> None:
+    """No pong, kong or win on a tile of one's missing suit (L342, L736)."""
+    t = _table()
+    _voids(t, {0: "s", 1: "p", 2: "p", 3: "p"})  # seat 2 chose p although it holds 555p
+    t.ok({"type": "discard", "seat": 0, "tile": "5p"})
+    rej = t.rejected({"type": "claim", "seat": 2, "kind": "pung"})
+    assert rej.reason == "illegal_claim" and "missing suit" in rej.message
+    assert t.rejected({"type": "claim", "seat": 2, "kind": "kong"}).reason == "illegal_claim"
+
+
+def test_active_pig_discarding_another_suit_while_holding_the_void() -> None:
+    """主动花猪: a non-void discard while the hand holds the missing suit: category 2 (24) and 停和陪打
+    (L350-L352, L630, L776)."""
+    t = _table()
+    _voids(t, {0: "p", 1: "s", 2: "m", 3: "p"})  # seat 0 still holds 12345p
+    fx = t.ok({"type": "discard", "seat": 0, "tile": "9m"})
+    inf = [f.infraction for f in fx if isinstance(f, InfractionEffect)]
+    assert [(i["kind"], i["points"], i["seat"]) for i in inf] == [("active_pig", 24, 0)]
+    assert t.state.session.penalties[0] == 24
+    hand = t.state.hand
+    assert hand is not None and hand.seats[0].dead is not None
+    ext = sichuan_of(hand)
+    assert ext is not None and ext.pigs[0] and ext.discarded_other[0]
+
+
+def test_concealed_kong_money_and_replacement_from_the_front() -> None:
+    """暗杠: 2 from each player still in, paid at once (L502); the replacement is the next wall tile in
+    normal order (L403)."""
+    t = _table(draws="9m", hands={0: "1111m23456789m1p", 2: "555p12345678s11s"})
+    _voids(t, {0: "s", 1: "p", 2: "m", 3: "p"})
+    t.ok({"type": "concealed_kong", "seat": 0, "tile": "1m"})
+    assert t.state.session.scores == (6, -2, -2, -2)
+    hand = t.state.hand
+    assert hand is not None and hand.drawn is not None and hand.drawn.code == "9m"  # the front draw
+    ledger = public_view(t.state)["sichuan"]["ledger"]
+    assert ledger[-1]["kind"] == "kong" and ledger[-1]["deltas"] == [6, -2, -2, -2]
+
+
+def test_called_kong_then_win_on_its_discard_refunds_the_kong_money() -> None:
+    """点杠: the discarder pays 2 (L490); 杠上炮: a win on the discard right after one's kong scores 1 fan
+    (L545) and the kong money goes back (退税, L506); the winner leaves, the hand goes on (血战到底, L466)."""
+    t = _table()
+    _voids(t, {0: "s", 1: "s", 2: "m", 3: "p"})
+    t.ok({"type": "discard", "seat": 0, "tile": "5p"})
+    t.ok({"type": "button", "seat": 1, "button": "pass"})
+    t.ok({"type": "button", "seat": 3, "button": "pass"})
+    t.ok({"type": "claim", "seat": 2, "kind": "kong"})
+    assert t.state.session.scores == (-2, 0, 2, 0)
+    hand = t.state.hand
+    assert hand is not None and hand.turn == 2 and hand.drawn is not None and hand.drawn.code == "9m"
+    t.ok({"type": "discard", "seat": 2, "tile": "9m"})
+    t.ok({"type": "button", "seat": 0, "button": "pass"})
+    t.ok({"type": "button", "seat": 1, "button": "pass"})
+    t.ok({"type": "claim", "seat": 3, "kind": "win"})
+    hand = t.state.hand
+    assert hand is not None and hand.result is None and hand.seats[3].out  # bloody battle goes on
+    win = hand.wins[0]
+    assert ("Win on Discard after Kong", 1, 1) in win.fans
+    base = 1 << min(win.total, 3)
+    assert t.state.session.scores == (0, 0, -base, base)  # kong money refunded, the win paid by seat 2
+    kinds = [line["kind"] for line in public_view(t.state)["sichuan"]["ledger"]]
+    assert kinds == ["kong", "kong_refund"]
+    assert sum(t.state.session.scores) == 0
+
+
+def test_one_throw_breaks_the_14_13_stack_wall() -> None:
+    """One throw of two dice by the dealer (L318): the sum names the wall (3 -> 对家, L322-L328), the smaller die
+    the stacks counted from its right end (L332); E/W build 14 stacks and S/N 13 (L310)."""
+    t = Table(R)
+    physical = [x.code for x in ruleset_for(R).tileset.all_tiles()]
+    fx = t.ok({"type": "table_built", "tiles": physical})
+    assert [(f.name, f.args) for f in fx if isinstance(f, McuCommand)] == [("roll_dice", {"throw": 1})]
+    fx = t.ok({"type": "dice_rolled", "dice": [1, 2]})
+    assert t.state.phase is Phase.VOID and not any(isinstance(f, McuCommand) for f in fx)
+    assert t.rejected({"type": "dice_rolled", "dice": [3, 4]}).reason == "wrong_phase"
+    # seat 2's wall is ring 2 (seats 0, 3, 2, 1 clockwise) and starts after 14 + 13 stacks; skip 1 stack
+    first = (14 + 13 + 1) * 2
+    hand = t.state.hand
+    assert hand is not None
+    assert [x.code for x in hand.wall[:4]] == physical[first:first + 4]
+    dealer_first_four = sorted(physical[first:first + 4])
+    assert all(code in [x.code for x in hand.seats[0].known] for code in dealer_first_four)

@@ -1,0 +1,90 @@
+"""The camera part's worker-thread hand-off, with frames rendered by area 6's simulated camera.
+
+The pipeline here is a scripted stand-in that reports one event per frame showing a new tile count (the real
+pipeline is area 6's and is exercised by ``mjtable demo --camera sim``); what is tested is ours: frames are
+grabbed and processed on the worker thread, events reach the loop in order, a failing pipeline or an ended
+source ends ``observations`` with a clear error, and the camera part reports it as down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from controller.engine.events import CameraObserved
+from mjtable.service.camera import ThreadedPipelineSource
+from mjtable.service.health import Health
+from mjtable.service.parts import CameraPart
+from vision.scene import SeatScene, TableScene
+from vision.simcam import SimCamera
+
+
+class CountingPipeline:
+    """Reports one event per frame (worker thread); raises after ``fail_after`` frames."""
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.calls = 0
+        self.fail_after = fail_after
+
+    def process(self, frame: Any) -> list[dict[str, Any]]:
+        self.calls += 1
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise ValueError("classifier crashed")
+        assert np.asarray(frame).shape == (720, 1280, 3)
+        return [{"type": "uncertain", "seat": 0, "tiles": [], "claimed_from": None, "position": self.calls,
+                 "confidence": 0.5, "frame_id": self.calls}]
+
+
+async def test_frames_cross_to_the_loop_in_order() -> None:
+    cam = SimCamera(seed=1)
+    scenes = [TableScene(), TableScene().with_seat(0, SeatScene(pond=("1m", "2m"))),
+              TableScene().with_seat(0, SeatScene(pond=("1m", "2m", "3z")))]
+    frames = iter([cam.render(s) for s in scenes for _ in range(2)])
+    src = ThreadedPipelineSource(lambda: next(frames, None), CountingPipeline(), fps=200.0)
+    got = [ev async for ev in src.observations()]
+    await src.aclose()
+    assert [ev["frame_id"] for ev in got] == [1, 2, 3, 4, 5, 6]  # every frame's events, in frame order
+    assert src.frames == 6
+
+
+async def test_a_failing_pipeline_marks_the_camera_down(tmp_path: Path) -> None:
+    cam = SimCamera(seed=2)
+    frame = cam.render(TableScene())
+    health = Health(tmp_path / "h.json", clock=lambda: 0.0)
+    emitted: list[tuple[type[Any], dict[str, Any]]] = []
+
+    def open_source() -> ThreadedPipelineSource:
+        return ThreadedPipelineSource(lambda: frame, CountingPipeline(fail_after=3), fps=500.0)
+
+    part = CameraPart(open_source, lambda cls, **f: emitted.append((cls, f)), health, describe="camera sim",
+                      retry_s=60.0)
+    task = asyncio.create_task(part.run())
+    for _ in range(500):
+        if health.parts["camera"].startswith("down"):
+            break
+        await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert health.parts["camera"] == "down: camera sim: camera pipeline failed: classifier crashed"
+    assert emitted and emitted[0][0] is CameraObserved
+
+
+def test_missing_pipeline_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from mjtable.service import camera
+
+    real = importlib.import_module
+
+    def no_pipeline(name: str, package: str | None = None) -> Any:
+        if name == "vision.pipeline.live":
+            raise ImportError("No module named 'vision.pipeline.live'")
+        return real(name, package)
+
+    monkeypatch.setattr("mjtable.service.camera.importlib.import_module", no_pipeline)
+    with pytest.raises(RuntimeError, match="the vision pipeline is not available"):
+        camera.default_pipeline()
