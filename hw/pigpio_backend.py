@@ -9,6 +9,8 @@ monotonic seconds.
 
 from __future__ import annotations
 
+import contextlib
+import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -126,7 +128,8 @@ class PigpioBackend:
 
     def release(self, pin: int) -> None:
         for cb in self._callbacks.pop(pin, []):
-            cb.cancel()
+            with contextlib.suppress(AttributeError, OSError, struct.error):  # a vanished daemon has no callbacks
+                cb.cancel()
         if pin in self._pwm:
             self._pwm.discard(pin)
             self._call(self._pi.set_PWM_dutycycle, pin, 0)
@@ -141,7 +144,8 @@ class PigpioBackend:
                 self.release(pin)
             except GpioError:
                 self._reservations.free(pin)
-        self._pi.stop()
+        with contextlib.suppress(AttributeError, OSError, struct.error):
+            self._pi.stop()
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         if self._closed:
@@ -150,5 +154,5 @@ class PigpioBackend:
             return fn(*args)
         except self._pigpio.error as exc:
             raise GpioError(f"pigpio {fn.__name__}{args}: {exc}") from exc
-        except (AttributeError, OSError) as exc:  # the daemon went away: pigpio's socket is None or dead
+        except (AttributeError, OSError, struct.error) as exc:  # the daemon went away: socket gone, short reply
             raise BackendUnavailableError(f"lost the pigpio daemon during {fn.__name__}{args}: {exc}") from exc

@@ -14,11 +14,13 @@ Call points (each a small commented hook in area 2's modules):
 * ``procedure.on_dice`` / ``procedure.deal`` -> :meth:`EngineExtension.dice_throws`,
   :meth:`EngineExtension.live_wall` (Sichuan: one throw, 14/13-stack walls) and
   :meth:`EngineExtension.after_deal` (Sichuan enters the 定缺 phase)
+* ``procedure.take`` -> :meth:`EngineExtension.dead_wall_replacement` (riichi: kan replacements)
 * ``step._player`` -> :meth:`EngineExtension.before_player` (extension events, extra legality checks)
 * ``step.step`` -> :meth:`EngineExtension.after_step` (kong money, riichi sticks, furiten... by diffing states)
 * ``wins.situation`` -> :meth:`EngineExtension.win_situation` (void suit, riichi, dora, furiten, honba...)
 * ``session.end_hand`` -> :meth:`EngineExtension.settle_hand` and :meth:`EngineExtension.next_session`
 * ``session.end_session`` -> :meth:`EngineExtension.ranking_points`
+* ``session.session_time_up`` -> :meth:`EngineExtension.finish_hand_at_time_up`
 * ``controller.views`` -> :meth:`EngineExtension.view_extra`
 * ``controller.bots.Bot.decide`` -> :meth:`EngineExtension.bot_action`
 """
@@ -55,6 +57,10 @@ class EngineExtension:
         """The wall in draw order after the break, or None for the core's layout (equal sides, two throws)."""
         return None
 
+    def dead_wall_replacement(self, hand: HandState) -> int | None:
+        """Linear wall index of a kong replacement taken from a dead wall, or None (the live wall's end)."""
+        return None
+
     def before_player(self, state: GameState, ev: Event, fx: list[Effect]) -> GameState | None:
         """Before the core handles a player event (also camera-translated ones).  Return a new state to
         handle it entirely, None to let the core handle it; raise ``Reject`` to refuse it."""
@@ -84,6 +90,14 @@ class EngineExtension:
     def view_extra(self, state: GameState, *, referee: bool) -> dict[str, Any]:
         """Extra top-level keys of the public (``referee`` False: no hidden information!) or referee view."""
         return {}
+
+    def false_win_voids_later_calls(self) -> bool:
+        """True when a false win on a discard voids the later win calls on it (MCR 2017 is handled by name)."""
+        return False
+
+    def finish_hand_at_time_up(self) -> bool:
+        """True when the hand running at the session time limit is played to its end (MCR: it stops)."""
+        return False
 
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
         """The bot's action under these rules; ``default`` is what the generic bot would do."""

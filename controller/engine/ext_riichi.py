@@ -12,8 +12,8 @@ zero-based): **sum(scores) + 1000 x deposits == 0** at every step.
 
 Dead wall (14 tiles, L23): the last 14 tiles of the wall in draw order, ``dead[0..3]`` replacement slots,
 ``dead[4]`` the dora indicator, ``dead[5..8]`` kan-dora, ``dead[9..13]`` ura-dora (area 3's [DESIGN]
-mapping).  The engine takes kong replacements from the live wall's end, so the dead wall keeps 14 tiles
-and the last live tile is drawn one kong earlier: the same count as moving it into the dead wall (L348-L349).
+mapping).  The k-th kan's replacement is ``dead[k-1]`` and the live wall's last tile joins the dead wall, so
+it keeps 14 tiles (L23, L348-L349).
 """
 
 from __future__ import annotations
@@ -22,18 +22,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from controller.engine import camera, penalties
 from controller.engine.errors import Reject
 from controller.engine.events import Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
-from controller.engine.procedure import parse_tile
+from controller.engine.procedure import finish_flowers, parse_tile
 from controller.engine.query import player_index, scoring_hand
 from controller.engine.ruleset import ClaimKind, WinSituation
-from controller.engine.session import add_scores
+from controller.engine.session import add_scores, end_hand
+from controller.engine.shanten import is_complete
 from controller.engine.state import GameState, HandResult, HandState, Phase, SeatState, SessionState
 from controller.riichi.settlement import FinalScores
 from controller.riichi.table import PAO_YAKU
 from controller.riichi.tenpai import completing_tiles
-from mjtable.tiles import Hand, MeldKind, Tile
+from mjtable.tiles import Hand, MeldKind, Tile, tile_counts
 
 if TYPE_CHECKING:
     from controller.bots import Action, Bot
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from controller.riichi.ruleset import RiichiRuleset
 
 STICK = 1000  # a riichi deposit (L366)
+FALSE_WIN_POINTS = 25  # 錯和: level 5 league points (L651, L515)
 DEAD = 14
 MAX_KANS = 4  # no fifth kan (L319)
 Vec = tuple[int, int, int, int]
@@ -60,7 +63,8 @@ class RiichiHand:
     (L366, L371); ``first_round``: the seat has not discarded yet (double riichi, tenhou/chiihou, L364);
     ``calls_made``: any call or kan interrupted the first go-around; ``temp_furiten`` / ``riichi_furiten``:
     passed a winning tile (until the seat's next discard / for the rest of the hand after riichi, L393-L394);
-    ``pao``: per seat the liable seat and yakuman name (L730-L738); ``tenpai`` at an exhaustive draw.
+    ``pao``: per seat the liable seat and yakuman name (L730-L738); ``tenpai`` at an exhaustive draw;
+    ``redeal``: the hand ended by a false win with 20+ live tiles left (L657).
     """
 
     riichi: tuple[bool, ...] = FOUR_FALSE
@@ -73,6 +77,7 @@ class RiichiHand:
     riichi_furiten: tuple[bool, ...] = FOUR_FALSE
     pao: tuple[tuple[int, str] | None, ...] = (None, None, None, None)
     tenpai: tuple[bool, ...] | None = None
+    redeal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +136,24 @@ def _closed(s: SeatState) -> bool:
     return all(m.kind is MeldKind.CONCEALED_KONG for m in s.melds)
 
 
+def _shape_waits(hand: HandState, seat: int) -> set[int]:
+    """Kinds completing the seat's 13-tile hand's shape (fast count-vector test, for furiten on every
+    discard; empty if unknown or not 13 tiles)."""
+    s = hand.seats[seat]
+    if not s.fully_known or len(s.known) + 3 * len(s.melds) != 13:
+        return set()
+    counts = tile_counts(s.known)
+    out = set()
+    for k in range(34):
+        counts[k] += 1
+        if is_complete(counts, len(s.melds)):
+            out.add(k)
+        counts[k] -= 1
+    return out
+
+
 def _waits(hand: HandState, seat: int) -> set[int]:
-    """Kinds completing the seat's 13-tile hand (empty if unknown or not 13 tiles)."""
+    """Kinds completing the seat's 13-tile hand for tenpai (a pure empty wait is not tenpai, L428)."""
     h = _hand_of(hand, seat)
     if h is None or len(h.concealed) + 3 * len(h.melds) != 13:
         return set()
@@ -146,8 +167,21 @@ class RiichiExtension(EngineExtension):
         self.rules = rules
 
     def after_deal(self, state: GameState, fx: list[Effect]) -> GameState:
+        """No flowers in the riichi set: the dealer plays at once (also with face-down hands, partial info)."""
         assert state.hand is not None
-        return replace(state, hand=replace(state.hand, extra=RiichiHand()))
+        state = replace(state, hand=replace(state.hand, extra=RiichiHand()))
+        return finish_flowers(state, fx)
+
+    def dead_wall_replacement(self, hand: HandState) -> int | None:
+        """The k-th kan's replacement is ``dead[k-1]`` (L348-L349); the kan's meld is already on the table."""
+        k = kans(hand)
+        if not 1 <= k <= MAX_KANS:
+            return None
+        return hand.wall_size + k - 1
+
+    def false_win_voids_later_calls(self) -> bool:
+        """A false win declaration moves the game to settlement and voids later declarations (L194)."""
+        return True
 
     # --- legality ---------------------------------------------------------------------------------------
 
@@ -247,7 +281,25 @@ class RiichiExtension(EngineExtension):
             ext = replace(ext, pending=None)
         h = state.hand
         assert h is not None
-        return replace(state, hand=replace(h, extra=ext))
+        state = replace(state, hand=replace(h, extra=ext))
+        return self._false_wins(old, state, fx)
+
+    def _false_wins(self, old: GameState, state: GameState, fx: list[Effect]) -> GameState:
+        """錯和: level 5, 25 league points and no win this hand (L651-L655); with 20 or more live tiles left
+        the hand is reshuffled and redealt with the same dealer, else it is played out (L657-L659, App. B 4)."""
+        for inf in state.infractions[len(old.infractions):]:
+            if not inf.kind.startswith("false_win_"):
+                continue
+            state = penalties.record(state, inf.seat, "false_win_lv5", "錯和: level 5 (L651-L655)", fx,
+                                     points=FALSE_WIN_POINTS)
+            hand = state.hand
+            ext = riichi_of(hand)
+            if hand is None or ext is None or hand.result is not None:
+                continue
+            if self.rules.after_false_win("false", hand.wall_remaining) == "redeal":
+                state = replace(state, hand=replace(hand, extra=replace(ext, redeal=True)))
+                state = end_hand(state, HandResult(kind="draw"), fx)
+        return state
 
     @staticmethod
     def _discarded(ext: RiichiHand, seat: int, ev: Event) -> RiichiHand:
@@ -262,7 +314,8 @@ class RiichiExtension(EngineExtension):
 
     @staticmethod
     def _called(hand: HandState, before: HandState, ext: RiichiHand) -> RiichiHand:
-        """Any call or kan ends every ippatsu and the first go-around (L769); pao on the completing call."""
+        """Any call or kan ends every ippatsu and the first go-around (L769); pao on the call completing the
+        third dragon set, the fourth wind set or the fourth kan (L730-L738)."""
         ext = replace(ext, ippatsu=FOUR_FALSE, calls_made=True)
         for seat in range(4):
             melds = hand.seats[seat].melds
@@ -277,6 +330,9 @@ class RiichiExtension(EngineExtension):
                 name = PAO_YAKU["dragons"]
             elif 27 <= last.tiles[0].kind <= 30 and sum(1 for k in sets if 27 <= k <= 30) == 4:
                 name = PAO_YAKU["winds"]
+            elif last.kind is MeldKind.KONG and sum(1 for m in melds if m.kind in (MeldKind.KONG,
+                                                                              MeldKind.CONCEALED_KONG)) == 4:
+                name = PAO_YAKU["kans"]
             if name is not None:  # 包牌: only the first liable player counts (L730-L738)
                 ext = replace(ext, pao=_set(ext.pao, seat, (last.claimed_from, name)))
         return ext
@@ -287,7 +343,7 @@ class RiichiExtension(EngineExtension):
         for seat in range(4):
             if seat == discarder or seat in winners or before.seats[seat].out:
                 continue
-            if t.kind in _waits(before, seat):
+            if t.kind in _shape_waits(before, seat):
                 ext = replace(ext, temp_furiten=_set(ext.temp_furiten, seat, True),
                               riichi_furiten=_set(ext.riichi_furiten, seat, ext.riichi_furiten[seat]
                                                   or ext.riichi[seat]))
@@ -303,7 +359,7 @@ class RiichiExtension(EngineExtension):
             return False
         if ext.temp_furiten[seat] or ext.riichi_furiten[seat]:
             return True
-        waits = _waits(hand, seat)
+        waits = _shape_waits(hand, seat)
         return any(p.tile.kind in waits for p in hand.seats[seat].pond)
 
     def win_situation(self, state: GameState, sit: WinSituation) -> WinSituation:
@@ -335,7 +391,11 @@ class RiichiExtension(EngineExtension):
         if result.kind == "win":
             state = replace(state, session=replace(state.session, extra=replace(sx, sticks=0)))
             return state, result
-        if result.kind != "draw" or not all(s.fully_known for s in hand.seats):
+        if result.kind != "draw" or ext.redeal:
+            return state, result
+        if not all(s.fully_known for s in hand.seats):  # partial information: the referee settles
+            state = camera.raise_alert(state, "settlement_needed", "exhaustive draw: settle the noten payments "
+                                       "by the declarations (L427-L433)", {}, fx)
             return state, result
         tenpai = tuple(bool(_waits(hand, s)) for s in range(4))  # every tenpai hand declares [DESIGN]
         pay = self.rules.noten_payments(tenpai)
@@ -350,6 +410,9 @@ class RiichiExtension(EngineExtension):
         if ext is None or result.kind == "stopped":
             return sess
         sx = session_of(sess)
+        if ext.redeal:  # same dealer, same round and honba [DESIGN: the seed only says "same dealer", L657]
+            return replace(sess, dealer=hand.dealer, round_no=state.session.round_no,
+                           hand_in_round=state.session.hand_in_round)
         won = result.kind == "win"
         dealer_won = won and hand.dealer in result.winners
         nh = self.rules.next_hand(dealer=hand.dealer, round_no=state.session.round_no, hand_in_round=sx.kyoku,

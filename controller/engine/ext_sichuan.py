@@ -15,16 +15,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from controller.engine import penalties, procedure
+from controller.engine import camera, claims, penalties, procedure, wins
 from controller.engine.errors import Reject
 from controller.engine.events import ChooseVoid, Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
 from controller.engine.query import scoring_hand
 from controller.engine.ruleset import ClaimKind, WinSituation
 from controller.engine.session import add_scores
+from controller.engine.shanten import is_complete
 from controller.engine.state import GameState, HandResult, HandState, Phase, SessionState
+from controller.sichuan.fans import winning_tiles
 from controller.sichuan.settlement import DrawSeat, KongMoney, KongType, refund_all, settle_draw
-from mjtable.tiles import Hand, MeldKind, Tile
+from mjtable.tiles import Hand, MeldKind, Tile, make_meld, tile_counts
 
 if TYPE_CHECKING:
     from controller.bots import Action, Bot
@@ -55,7 +57,8 @@ class SichuanHand:
     money paid this hand, kept for refunds (L504-L506, L654); ``last_kong``: index of the latest kong;
     ``kong_discard``: the seat whose open discard follows its own kong (杠上炮, L545); ``first_winners`` /
     ``first_discarder``: the hand's first win (next dealer, L478-L482); ``ledger``: money lines
-    ``(kind, deltas, note)``, each summing to zero.
+    ``(kind, deltas, note)``, each summing to zero; ``passed_fan``: the best fan a seat let pass since its
+    turn last began (顺和, L248).
     """
 
     voids: tuple[str | None, ...] = (None, None, None, None)
@@ -70,6 +73,7 @@ class SichuanHand:
     first_winners: tuple[int, ...] = ()
     first_discarder: int | None = None
     ledger: tuple[tuple[str, Vec, str], ...] = ()
+    passed_fan: tuple[int | None, ...] = (None, None, None, None)
 
 
 def sichuan_of(hand: HandState | None) -> SichuanHand | None:
@@ -193,14 +197,93 @@ class SichuanExtension(EngineExtension):
                 kind = ClaimKind(ev.kind)
             except ValueError:
                 return None
-            if not self.rules.claim_allowed(kind, hand.claim.tile, void):
-                raise Reject("illegal_claim", f"no {kind} on {hand.claim.tile.code}: the missing suit is {void} "
+            w = hand.claim
+            if not self.rules.claim_allowed(kind, w.tile, void):
+                raise Reject("illegal_claim", f"no {kind} on {w.tile.code}: the missing suit is {void} "
                              "(L342, L736)")
+            if kind in (ClaimKind.PUNG, ClaimKind.KONG) and not self.dead_meld_ok(hand, seat, kind, w.tile):
+                raise Reject("illegal_claim", "under 停和陪打 a pong or kong only to reach tenpai (L654)")
+            passed = ext.passed_fan[seat]
+            if kind is ClaimKind.WIN and passed is not None:
+                fan = self.win_fan(state, seat, w.tile, w.discard_seat, robbing=w.robbing)
+                if fan is not None and fan <= passed:
+                    return self._passed_win(state, ext, seat, fan=fan, passed=passed, fx=fx)
         elif isinstance(ev, ConcealedKong | PromotedKong) and ev.tile:
             t = procedure.parse_tile(ev.tile)
             if not self.rules.claim_allowed(ClaimKind.KONG, t, void):
                 raise Reject("illegal_claim", f"no kong of the missing suit {void} (L342)")
+            if not self.dead_meld_ok(hand, seat, ClaimKind.KONG, t, own=True):
+                raise Reject("illegal_claim", "under 停和陪打 a kong only to reach tenpai (L654)")
         return None
+
+    def dead_meld_ok(self, hand: HandState, seat: int, kind: ClaimKind, t: Tile, *, own: bool = False) -> bool:
+        """A 停和陪打 seat may pong or kong only to reach tenpai (L654); True for any other seat."""
+        s = hand.seats[seat]
+        ext = sichuan_of(hand)
+        if s.dead is None or not s.fully_known or ext is None:
+            return True
+        void = ext.voids[seat]
+        base = _seat_hand(hand, seat)
+        same = [x for x in base.concealed if x.kind == t.kind]
+        if kind is ClaimKind.PUNG:
+            if len(same) < 2:
+                return True  # the core refuses it anyway
+            rest = list(base.concealed)
+            for x in same[:2]:
+                rest.remove(x)
+            melds = (*base.melds, make_meld((*same[:2], t)))
+            return any(winning_tiles(Hand(tuple(r for j, r in enumerate(rest) if j != i), melds), void)
+                       for i in range(len(rest)))
+        rest = [x for x in base.concealed if x.kind != t.kind]
+        if not own:  # called kong: three from the hand and the discard
+            if len(same) < 3:
+                return True
+            melds = (*base.melds, make_meld((*same[:3], t)))
+        elif len(same) >= 4:  # concealed kong
+            melds = (*base.melds, make_meld(tuple(same[:4]), concealed=True))
+        elif same:  # promoted kong: the fourth tile joins the exposed pong
+            rest = list(base.concealed)
+            rest.remove(same[0])
+            melds = tuple(make_meld((*m.tiles, same[0])) if m.kind is MeldKind.PUNG and m.tiles[0].kind == t.kind
+                          else m for m in base.melds)
+        else:
+            return True
+        return bool(winning_tiles(Hand(tuple(rest), melds), void))
+
+    def win_fan(self, state: GameState, seat: int, t: Tile, discarder: int, *, robbing: bool) -> int | None:
+        """The fan ``seat`` would score winning on ``t`` from ``discarder`` now, or None (full information)."""
+        hand = state.hand
+        assert hand is not None
+        s = hand.seats[seat]
+        if not s.fully_known or s.dead is not None or s.out:
+            return None
+        counts = tile_counts(s.known)
+        counts[t.kind] += 1
+        if not is_complete(counts, len(s.melds)):
+            return None
+        sit = wins.situation(state, seat, t, self_drawn=False, discarder=discarder, robbing=robbing)
+        try:
+            check = self.rules.check_win(scoring_hand(hand, seat, s.known), sit)
+        except ValueError:
+            return None
+        return check.total if check.ok else None
+
+    def _passed_win(self, state: GameState, ext: SichuanHand, seat: int, *, fan: int, passed: int,
+                    fx: list[Effect]) -> GameState:
+        """顺和: a win on a tile worth no more than one let pass since the seat's turn: category 2, all its
+        kong money refunded, no win this hand [DESIGN, as controller/sichuan/table.py] (L248, L782-L784); the
+        call counts as a pass."""
+        deltas, kongs = refund_all(seat, list(ext.kongs))
+        ext = replace(ext, kongs=tuple(kongs), passed_fan=_set(ext.passed_fan, seat, None))
+        state, ext = _pay(state, ext, "kong_refund", deltas, f"顺和 seat {seat} (L784)")
+        state = _with_extra(state, ext)
+        state = penalties.record(state, seat, "passed_win", f"顺和: {fan} fan after letting {passed} fan pass "
+                                 "(L248)", fx, points=PIG_POINTS)
+        h = state.hand
+        assert h is not None
+        s = h.seats[seat]
+        state = replace(state, hand=procedure.with_seat(h, seat, replace(s, dead=s.dead or "顺和 (L248)")))
+        return claims.add_pass(state, seat, fx)
 
     # --- money and fouls, by comparing the states before and after each event ---------------------------
 
@@ -217,7 +300,44 @@ class SichuanExtension(EngineExtension):
         state, ext = self._kongs(state, before, ext)
         state, ext = self._discards(state, before, ext, fx)
         state, ext = self._wins(state, before, ext)
+        state, ext = self._false_wins(old, state, ext, fx)
+        ext = self._passed(old, state, ext)
         return _with_extra(state, ext)
+
+    def _false_wins(self, old: GameState, state: GameState, ext: SichuanHand,
+                    fx: list[Effect]) -> tuple[GameState, SichuanHand]:
+        """诈和: category 2 (24) and all the offender's kong money refunded (L780-L786)."""
+        for inf in state.infractions[len(old.infractions):]:
+            if not inf.kind.startswith("false_win_"):
+                continue
+            deltas, kongs = refund_all(inf.seat, list(ext.kongs))
+            ext = replace(ext, kongs=tuple(kongs))
+            state, ext = _pay(state, ext, "kong_refund", deltas, f"诈和 seat {inf.seat} (L784)")
+            state = _with_extra(state, ext)
+            state = penalties.record(state, inf.seat, "false_win_penalty", "诈和: category 2 (L780)", fx,
+                                     points=PIG_POINTS)
+        return state, ext
+
+    def _passed(self, old: GameState, new: GameState, ext: SichuanHand) -> SichuanHand:
+        """Record the fan of every win let pass when a claim window closes; a seat's own turn clears it (L248)."""
+        hand, before = new.hand, old.hand
+        assert hand is not None and before is not None
+        if hand.turn is not None and hand.turn != before.turn and ext.passed_fan[hand.turn] is not None:
+            ext = replace(ext, passed_fan=_set(ext.passed_fan, hand.turn, None))
+        w = before.claim
+        if w is None or old.phase not in (Phase.CLAIMS, Phase.ROB_KONG) \
+                or new.phase in (Phase.CLAIMS, Phase.ROB_KONG):
+            return ext
+        winners = set(hand.result.winners) if hand.result is not None else set()
+        winners |= {x for r in hand.wins for x in r.winners}
+        for seat in range(4):
+            if seat == w.discard_seat or seat in winners or seat == hand.turn:
+                continue
+            fan = self.win_fan(old, seat, w.tile, w.discard_seat, robbing=w.robbing)
+            if fan is not None:
+                best = max(fan, ext.passed_fan[seat] or 0)
+                ext = replace(ext, passed_fan=_set(ext.passed_fan, seat, best))
+        return ext
 
     def _kongs(self, state: GameState, before: HandState, ext: SichuanHand) -> tuple[GameState, SichuanHand]:
         hand = state.hand
@@ -324,7 +444,10 @@ class SichuanExtension(EngineExtension):
                     lines.append(("kong_refund", deltas, f"停和陪打 seat {seat} (L654)"))
         if hand.wall_remaining <= 0 and len(winners) < 3 and ext.revealed:
             left = [s for s in range(4) if s not in winners]
-            if all(hand.seats[s].fully_known for s in left):
+            if not all(hand.seats[s].fully_known for s in left):  # partial information: the referee settles
+                state = camera.raise_alert(state, "settlement_needed", "exhaustive draw: settle 查花猪/查大叫 by "
+                                           "the revealed hands (L549-L596)", {"seats": left}, fx)
+            else:
                 seats = [DrawSeat(seat=s, hand=_seat_hand(hand, s), void_suit=ext.voids[s] or "m",
                                   discarded_other_suit=ext.discarded_other[s], active_pig_declared=ext.pigs[s],
                                   no_win=hand.seats[s].dead is not None) for s in left]
@@ -355,6 +478,10 @@ class SichuanExtension(EngineExtension):
         discarder = ext.first_discarder if ext.first_winners else result.discarder
         return replace(sess, dealer=self.rules.next_dealer_after(hand.dealer, first, discarder), round_no=0)
 
+    def finish_hand_at_time_up(self) -> bool:
+        """When time expires during a hand, that hand is finished, then the session ends (L290)."""
+        return True
+
     # --- views and bots -----------------------------------------------------------------------------------
 
     def view_extra(self, state: GameState, *, referee: bool) -> dict[str, Any]:
@@ -373,7 +500,20 @@ class SichuanExtension(EngineExtension):
         }
         if referee:
             out["void_tiles"] = [t.code if t is not None else None for t in ext.void_tiles]
+            out["waits"] = [self._waits(state, s) for s in range(4)]
         return {"sichuan": out}
+
+    def _waits(self, state: GameState, seat: int) -> list[dict[str, Any]]:
+        """Referee-only: the seat's waits with their fan, honouring its 定缺 (``waits_with_void``)."""
+        hand = state.hand
+        ext = sichuan_of(hand)
+        if hand is None or ext is None or hand.result is not None:
+            return []
+        s = hand.seats[seat]
+        if not s.fully_known or len(s.known) + 3 * len(s.melds) != 13 or s.out:
+            return []
+        found = self.rules.waits_with_void(_seat_hand(hand, seat), ext.voids[seat])
+        return [{"tile": t.code, "fan": fan} for t, fan in found]
 
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
         """定缺 = the suit with the fewest tiles; discard the missing suit first; never call on it."""
@@ -401,8 +541,16 @@ class SichuanExtension(EngineExtension):
                 return Action("discard", (("tile", pick.code),))
             return default
         if state.phase in (Phase.CLAIMS, Phase.ROB_KONG) and hand.claim is not None and default is not None \
-                and default.kind == "claim" and hand.claim.tile.suit == void:
-            return Action("button", (("button", "pass"),))
+                and default.kind == "claim":
+            kind = ClaimKind(str(dict(default.fields).get("kind")))
+            if hand.claim.tile.suit == void or (kind is not ClaimKind.WIN
+                                                 and not self.dead_meld_ok(hand, seat, kind, hand.claim.tile)):
+                return Action("button", (("button", "pass"),))
+        if state.phase is Phase.TURN and hand.turn == seat and default is not None \
+                and default.kind in ("concealed_kong", "promoted_kong"):
+            t = procedure.parse_tile(dict(default.fields)["tile"])
+            if not self.dead_meld_ok(hand, seat, ClaimKind.KONG, t, own=True):
+                return Action("discard", (("tile", bot.best_discard(s).code),))
         return default
 
 

@@ -181,7 +181,11 @@ def take(state: GameState, seat: int, *, from_back: bool) -> GameState:
     if from_back and not ruleset_of(state).wall.replacements_from_back:
         from_back = False  # area 3b: Sichuan kong replacement is the next wall tile in normal order (L403)
     live = hand.live
-    if from_back:
+    dead = ext_of(state).dead_wall_replacement(hand) if from_back else None  # area 3b: riichi rinshan
+    if dead is not None:
+        idx, live = dead, live[:-1]  # from the dead wall; the live wall's last tile joins it (keeps 14)
+        hand = replace(hand, back=hand.back + 1, live=live)
+    elif from_back:
         last = live[-1]
         # the end stack's top tile first, then its bottom ("先上后下" [004:L166])
         pick = len(live) - 2 if last % 2 == 1 and len(live) >= 2 and live[-2] == last - 1 else len(live) - 1

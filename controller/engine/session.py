@@ -98,6 +98,8 @@ def session_time_up(state: GameState, fx: list[Effect]) -> GameState:
     if state.phase in (Phase.HAND_OVER, Phase.BUILDING, Phase.SESSION_OVER) or state.hand is None:
         return end_session(state, fx)
     state = replace(state, session=replace(state.session, ended=True))
+    if ext_of(state).finish_hand_at_time_up():  # area 3b: Sichuan finishes the running hand first (L290)
+        return state
     return end_hand(state, HandResult(kind="stopped"), fx)
 
 

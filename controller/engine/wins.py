@@ -92,7 +92,8 @@ def win_on_discard(state: GameState, c: Call, fx: list[Effect]) -> tuple[GameSta
     w = hand.claim
     calls = tuple(x for x in w.calls if x.seat != seat)
     excluded = w.excluded_winners | {seat}
-    if state.config.rules == "mcr-2017":  # later callers cannot win after a false first win [003:L45@3976]
+    # later callers cannot win after a false first win [003:L45@3976]; area 3b: riichi too (HKMA L194)
+    if state.config.rules == "mcr-2017" or ext_of(state).false_win_voids_later_calls():
         excluded = excluded | {x.seat for x in calls}
     hand = replace(hand, claim=replace(w, calls=calls, excluded_winners=excluded))
     return replace(state, hand=hand), False

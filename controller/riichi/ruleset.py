@@ -237,10 +237,12 @@ def _split_value(value: int, dealer: bool, self_drawn: bool) -> tuple[int, int]:
 
 
 def make_ruleset(name: str) -> RiichiRuleset:
-    """Registry entry point (``controller.engine.registry``)."""
-    if name != RULES_NAME:
-        raise ValueError(f"unknown riichi profile {name!r}; expected {RULES_NAME}")
-    return RiichiRuleset()
+    """Registry entry point (``controller.engine.registry``): ``riichi-hkma-2025`` with optional
+    :class:`RiichiOptions`, e.g. ``riichi-hkma-2025:division=B,uma_mode=l453,claim_window_s=5``."""
+    from controller.engine.profile_options import profile_options
+
+    (opts,) = profile_options(name, RULES_NAME, RiichiOptions)
+    return RiichiRuleset(RiichiOptions(**opts)) if opts else RiichiRuleset()
 
 
 RULESET = RiichiRuleset()

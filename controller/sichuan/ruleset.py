@@ -235,10 +235,14 @@ class SichuanRuleset:
 
 
 def make_ruleset(name: str) -> SichuanRuleset:
-    """Registry entry point (``controller.engine.registry``)."""
-    if name != RULES_NAME:
-        raise ValueError(f"unknown Sichuan profile {name!r}; expected {RULES_NAME}")
-    return SichuanRuleset()
+    """Registry entry point (``controller.engine.registry``): ``sichuan-sbr-2025`` with optional settings, e.g.
+    ``sichuan-sbr-2025:cap_fan=4,hands=16`` or ``sichuan-sbr-2025:session_s=2700`` (35-80 min, L290)."""
+    from controller.engine.profile_options import profile_options
+
+    opts, table = profile_options(name, RULES_NAME, SichuanOptions, SichuanRuleset)
+    if not opts and not table:
+        return SichuanRuleset()
+    return SichuanRuleset(options=SichuanOptions(**opts), **table)
 
 
 RULESET = SichuanRuleset()

@@ -44,6 +44,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timer", action="append", default=[], metavar="NAME=SECONDS",
                         help="override an engine timer, e.g. claim_s=30 (repeatable)")
     parser.add_argument("--table", default="demo", help="table id")
+    parser.add_argument("--mcu-control", action="append", default=[], metavar="JSON", type=_json_object,
+                        help='a fault for the MCU simulator, e.g. \'{"op": "reset_during_build"}\' (repeatable)')
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from exc
+    if not isinstance(obj, dict):
+        raise argparse.ArgumentTypeError("a control command is a JSON object")
+    return obj
 
 
 def _timers(items: list[str]) -> dict[str, float]:
@@ -70,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     build_s = args.build_s if args.build_s is not None else (0.2 if args.fast else 2.0)
     opts = DemoOptions(rules=args.rules, seed=args.seed, hands=args.hands, build_s=build_s, camera=args.camera,
                        run_dir=run_dir.resolve(), broker=args.broker, broker_ws=args.broker_ws, mcu_pty=args.mcu_pty,
-                       display_port=args.display_port, timers=_timers(args.timer), table=args.table)
+                       display_port=args.display_port, timers=_timers(args.timer), table=args.table,
+                       mcu_control=list(args.mcu_control))
     stack = DemoStack(opts, emit_line)
     try:
         stack.start()

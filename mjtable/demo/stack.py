@@ -27,6 +27,7 @@ from hw.fake import FakeBackend, WallClock
 from mjtable.broker import LocalMosquitto
 from mjtable.config import Config, parse_config
 from mjtable.demo.camera import DirectCamera
+from mjtable.demo.referee import DemoReferee
 from mjtable.demo.world import DemoWorld, TableCamera
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
@@ -58,6 +59,7 @@ class DemoOptions:
     table: str = "demo"
     recorder: bool = True
     validate: bool = False
+    mcu_control: list[dict[str, Any]] = field(default_factory=list)
     end_wait_s: float = 20.0
 
 
@@ -88,6 +90,7 @@ class DemoStack:
         self._log_handler: logging.Handler | None = None
         self._t0 = time.monotonic()
         self.hand_lines: list[dict[str, Any]] = []
+        self.referee_commands = 0
 
     def _make_camera(self) -> DemoCamera:
         if self.opts.camera == "direct":
@@ -137,6 +140,12 @@ class DemoStack:
             self.pty = str(json.loads(line)["pty"])
         except (ValueError, KeyError) as exc:
             raise RuntimeError(f"mjtable table-sim did not announce its pty (got {line[:200]!r})") from exc
+        for control in self.opts.mcu_control:  # faults to inject, e.g. {"op": "reset_during_build"}
+            assert self.mcu_proc.stdin is not None
+            self.mcu_proc.stdin.write((json.dumps(control) + "\n").encode())
+            self.mcu_proc.stdin.flush()
+            reply = json.loads(self.mcu_proc.stdout.readline())
+            self.emit({"event": "mcu_control", "command": control, "reply": reply})
 
     def _start_display(self) -> None:
         from mjtable.cli_display import make_server
@@ -185,14 +194,19 @@ class DemoStack:
                    "resumed_at_seq": service.state.seq if service.table.resumed else None,
                    "health": dict(service.health.parts)})
         world_task = asyncio.create_task(world.run(), name="demo.world")
+        referee = DemoReferee(service, self.host, self.port)
+        referee_task = asyncio.create_task(referee.run(), name="demo.referee")
         done, _ = await asyncio.wait({run_task, world_task}, return_when=asyncio.FIRST_COMPLETED)
         if world_task in done:
             world_task.result()
             await self._wait_recorded(service)
         service.stop()
-        world_task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await world_task
+        for task in (world_task, referee_task):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        referee.close()
+        self.referee_commands = len(referee.sent)
         await run_task
         return self._summary(service)
 
@@ -236,7 +250,8 @@ class DemoStack:
             "events_accepted": service.stats.accepted, "events_rejected": service.stats.rejected,
             "rejections": service.stats.rejections, "camera_events": w.stats.camera if w else 0,
             "button_presses": w.stats.buttons if w else 0, "operator_entries": w.stats.operator if w else 0,
-            "stalls": w.stats.stalls if w else 0, "health": dict(service.health.parts),
+            "stalls": w.stats.stalls if w else 0, "referee_commands": self.referee_commands,
+            "health": dict(service.health.parts),
             "seconds": round(time.monotonic() - self._t0, 2),
             "journal": str(self.opts.run_dir / f"{self.opts.table}.journal.jsonl"),
         }

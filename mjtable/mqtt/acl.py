@@ -7,7 +7,8 @@ Roles (a user has exactly one):
 * ``referee``: reads every table's topics (referee state included) and writes command topics;
 * ``display``: in-venue public display, reads the live public topics of every table;
 * ``spectator``: remote audience, reads only the delayed ``spectator/`` tree and table status;
-* ``recorder``: reads every table's events, states and status.
+* ``recorder``: reads every table's events, states and status, and the complete game records
+  (``referee/record``: concealed tiles included, so recorder credentials are as secret as a referee's).
 
 The roster is a text file, one user per line: ``ROLE USERNAME [TABLE_ID]`` (``#`` starts a comment).
 ``python -m mjtable.mqtt.acl roster.txt`` prints the ACL.  Pure functions; thread-safe.
@@ -65,7 +66,8 @@ def _rules(entry: RosterEntry) -> list[str]:
         tt = TableTopics(entry.table_id)
         return [f"topic write {tt.state}", f"topic write {tt.events}", f"topic write {tt.timers}",
                 f"topic readwrite {tt.status}", f"topic write {tt.health}", f"topic write {tt.referee_state}",
-                f"topic write {tt.command_result}", f"topic read {tt.command}", f"topic write {tt.spectator_base}/#"]
+                f"topic write {tt.command_result}", f"topic write {tt.referee_events}",
+                f"topic write {tt.referee_record}", f"topic read {tt.command}", f"topic write {tt.spectator_base}/#"]
     if entry.role == "referee":
         return [f"topic read {t}/#", f"topic write {t}/referee/command", f"topic read {PREFIX}/spectator/#"]
     if entry.role == "display":
@@ -73,7 +75,8 @@ def _rules(entry: RosterEntry) -> list[str]:
                 f"topic read {t}/status", f"topic read {PREFIX}/spectator/#"]
     if entry.role == "spectator":
         return [f"topic read {PREFIX}/spectator/#", f"topic read {t}/status"]
-    return [f"topic read {t}/events", f"topic read {t}/state", f"topic read {t}/status"]
+    return [f"topic read {t}/events", f"topic read {t}/state", f"topic read {t}/status",
+            f"topic read {t}/referee/record"]
 
 
 def render_acl(roster: list[RosterEntry]) -> str:

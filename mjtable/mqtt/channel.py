@@ -10,9 +10,15 @@ its asyncio loop after every engine step:
 
 Every public payload is validated against its schema and passed through the hidden-information guard
 before it is handed to the publisher; a payload that fails either is refused with an exception and nothing
-is published.  The referee state goes only to the referee topic.  When the public state first shows a hand
-result, a ``hand_result`` event with a deterministic id is emitted (the recorder builds game records from
-them); a state with ``phase`` in :data:`END_PHASES` emits ``game_end``.  Not thread-safe: one loop calls it.
+is published.  The referee state goes only to the referee topic.  Alerts and infractions inside the public
+state are published in their redacted form (kind, seat; no words that name a tile); engine effects given to
+:meth:`TableChannel.publish_effect` go in full to ``referee/events`` and (alerts, infractions) redacted to the
+public stream; rejections stay referee-only.  :meth:`TableChannel.publish_record` puts the complete game record
+(wall faces included) on the retained referee-only ``referee/record`` topic for the recorder.
+
+When the public state first shows a hand result, a ``hand_result`` event with a deterministic id is emitted
+(the recorder builds game records from them); a state with ``phase`` in :data:`END_PHASES` emits ``game_end``.
+Not thread-safe: one loop calls it.
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mjtable import schemas
-from mjtable.mqtt.guard import check_public
+from mjtable.mqtt.delay import SpectatorDelayQueue
+from mjtable.mqtt.guard import check_public, redact_alert, redact_infraction, redact_public_state
 from mjtable.mqtt.publisher import Message, Publisher
 from mjtable.mqtt.topics import TableTopics
 
@@ -56,11 +63,14 @@ class TableChannel:
         spectator_delay_s: broadcast delay of the ``spectator/`` mirror, 0-300 s.
         game_id: id of the running game (session); events carry it in ``game``.
         validate: check payloads against the JSON Schemas (on by default).
+        delay_queue: where delayed spectator copies wait; pass a persistent
+            :class:`~mjtable.mqtt.delay.SpectatorDelayQueue` (same path after a restart) so a crash loses none:
+            the copies it holds are released by :meth:`tick` at their due times.  In memory when None.
     """
 
     def __init__(self, table_id: str, publisher: Publisher, *, clock: Callable[[], float] = time.time,
                  spectator_delay_s: float = 0.0, game_id: str | None = None, validate: bool = True,
-                 first_seq: int = 0) -> None:
+                 first_seq: int = 0, delay_queue: SpectatorDelayQueue | None = None) -> None:
         if not 0.0 <= spectator_delay_s <= MAX_SPECTATOR_DELAY_S:
             raise ValueError(f"spectator delay must be 0..{MAX_SPECTATOR_DELAY_S:.0f} s, not {spectator_delay_s}")
         self.topics = TableTopics(table_id)
@@ -70,7 +80,10 @@ class TableChannel:
         self.game_id = game_id or f"{table_id}-{int(clock())}"
         self.validate = validate
         self.seq = first_seq
-        self._delayed: deque[tuple[float, str, bytes, bool]] = deque()
+        self.delay_queue = delay_queue if delay_queue is not None else SpectatorDelayQueue(None)
+        # in-memory mirror of the queue (due_s, topic, payload, retain, rowid); the queue is the truth on restart
+        self._delayed: deque[tuple[float, str, bytes, bool, int]] = deque(
+            (d.due_s, d.topic, d.payload, d.retain, d.rowid) for d in self.delay_queue.pending())
         self._reported_results: set[int] = set()
         self._ended = False
         self._last_public: dict[str, Any] | None = None
@@ -79,6 +92,7 @@ class TableChannel:
     # -- documents -----------------------------------------------------------------------------------
     def publish_state(self, public: dict[str, Any], referee: dict[str, Any] | None = None) -> None:
         """Publish the retained public state (and the referee state, if given) and derived events."""
+        public = redact_public_state(public, referee)
         if self.validate:
             schemas.validate("public_state", public)
             if referee is not None:
@@ -103,6 +117,36 @@ class TableChannel:
         self._public(self.topics.events, dumps(doc), retain=False, leaf="events")
         return doc
 
+    def publish_effect(self, effect: dict[str, Any], event_id: str, ts_s: float | None = None) -> None:
+        """Route one engine effect (``Effect.to_json()``) that is a report: ``alert``, ``infraction`` or ``rejected``
+        goes in full to the referee-only ``referee/events`` topic; an alert or infraction also goes, redacted, to
+        the public event stream (``event_id`` there; ``<event_id>:referee`` on the referee topic).  Other effects
+        are ignored (the views carry their consequences)."""
+        kind = effect.get("type")
+        if kind not in ("alert", "infraction", "rejected"):
+            return
+        data = {k: v for k, v in effect.items() if k != "type"}
+        ts = self.clock() if ts_s is None else ts_s
+        full = {"schema": "mjtable.event/1", "table": self.topics.table_id, "game": self.game_id,
+                "id": f"{event_id}:referee", "seq": self.seq, "ts_s": ts, "type": str(kind), "data": data}
+        if self.validate:
+            schemas.validate("event", full)
+        self.publisher.publish(self.topics.referee_events, dumps(full), qos=1, retain=False)
+        if kind == "alert":
+            self.publish_event("alert", redact_alert(data), event_id=event_id, ts_s=ts)
+        elif kind == "infraction" and isinstance(effect.get("infraction"), dict):
+            self.publish_event("infraction", redact_infraction(effect["infraction"]), event_id=event_id, ts_s=ts)
+
+    def publish_record(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        """Publish the complete game record (``mjtable.engine_record/1``: ``events`` are the accepted engine input
+        events, ``session_start`` first, e.g. a journal's) retained on the referee-only ``referee/record`` topic,
+        never on a public topic.  Call it once at the game end; returns the document sent."""
+        from mjtable.recorder.engine_record import engine_record
+
+        doc = engine_record(events, table=self.topics.table_id, game=self.game_id)
+        self.publisher.publish(self.topics.referee_record, dumps(doc), qos=1, retain=True)
+        return doc
+
     def publish_timers(self, timers: list[dict[str, Any]], now_s: float | None = None) -> None:
         """Publish the retained list of running countdowns (``deadline_s`` in unix seconds)."""
         doc = {"schema": "mjtable.timers/1", "table": self.topics.table_id,
@@ -122,18 +166,22 @@ class TableChannel:
     def _public(self, topic: str, payload: bytes, *, retain: bool, leaf: str) -> None:
         self.publisher.publish(topic, payload, qos=1, retain=retain)
         mirror = self.topics.spectator(leaf)
-        if self.spectator_delay_s <= 0:
+        if self.spectator_delay_s <= 0 and not self._delayed:
             self.publisher.publish(mirror, payload, qos=1, retain=retain)
-        else:
-            self._delayed.append((self.clock() + self.spectator_delay_s, mirror, payload, retain))
+        else:  # (with no delay, copies left from before a restart go first: order is kept)
+            due = self.clock() + self.spectator_delay_s
+            rowid = self.delay_queue.put(due, mirror, payload, retain)
+            self._delayed.append((due, mirror, payload, retain, rowid))
 
     def tick(self, now_s: float | None = None) -> int:
         """Release every spectator message whose delay has passed; returns how many were published."""
         now = self.clock() if now_s is None else now_s
         n = 0
         while self._delayed and self._delayed[0][0] <= now:
-            _, topic, payload, retain = self._delayed.popleft()
-            self.publisher.publish(topic, payload, qos=1, retain=retain)
+            _, topic, payload, retain, rowid = self._delayed[0]
+            self.publisher.publish(topic, payload, qos=1, retain=retain)  # into the publisher's outbox first
+            self.delay_queue.done(rowid)
+            self._delayed.popleft()
             n += 1
         return n
 

@@ -9,17 +9,30 @@ events, the spectator mirror) and raises :class:`HiddenInformationError` if it f
   state document shows the hand's ``result``, the hands are shown and so are the kongs --, or
 * an event whose data names the tile a player drew (``type`` ``draw`` with a non-flower ``tile``);
 * rules extras that are referee-only: Sichuan ``void_tiles`` (the face-down 定缺 tile) or ``voids`` before
-  ``revealed``; riichi ``furiten``/``tenpai`` (they reveal hands) or ``ura_indicators`` before the result.
+  ``revealed``; riichi ``furiten``/``tenpai`` (they reveal hands) or ``ura_indicators`` before the result;
+* a camera ``observation``, a rejection's ``detail``, an ``alerts`` entry with ``data``, or a tile code (``5p``,
+  ``123m``) in the words of an alert, infraction or rejection: the engine's rejection and camera-mismatch messages
+  can name a concealed tile (docs/engine.md), so their public form is redacted first
+  (:func:`redact_alert`, :func:`redact_infraction`, :func:`redact_public_state`).
 
 The publisher calls it on every public message; it is pure and thread-safe.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 from typing import Any
 
 FORBIDDEN_KEYS = frozenset({"concealed", "waits", "wall", "dead_wall", "drawn", "hand_tiles", "void_tiles", "furiten",
-                            "tenpai"})
+                            "tenpai", "observation", "detail"})
+#: a tile or a run of tiles in words: ``5p``, ``0m``, ``123m``, ``7z``, ``[555p]`` (also ``5s`` meant as seconds:
+#: conservative, such words are redacted too)
+TILE_WORD = re.compile(r"(?<![A-Za-z0-9])[0-9]+[mpsz](?![A-Za-z0-9])")
+#: event types whose data describe an alert, an infraction or a rejection (public form: kind and seat only)
+REPORT_EVENTS = frozenset({"alert", "infraction", "rejected"})
+ALERT_PUBLIC_KEYS = ("id", "kind", "seat", "open", "at_s")
+INFRACTION_PUBLIC_KEYS = ("id", "hand_no", "seat", "player", "player_index", "kind", "points", "status", "at_s")
 
 
 class HiddenInformationError(ValueError):
@@ -52,6 +65,14 @@ def check_public(doc: Any, path: str = "$", *, hand_over: bool | None = None) ->
             drawn = doc["data"].get("tile")
             if isinstance(drawn, str) and not drawn.endswith("f"):
                 raise HiddenInformationError(f"{path}.data.tile", "the tile a player drew")
+        if doc.get("type") in REPORT_EVENTS and isinstance(doc.get("data"), dict):
+            _check_words(doc["data"], f"{path}.data")
+        for listed in ("alerts", "infractions"):
+            for i, entry in enumerate(doc.get(listed) or []):
+                if isinstance(entry, dict):
+                    if listed == "alerts" and "data" in entry:
+                        raise HiddenInformationError(f"{path}.alerts[{i}].data", "an alert's referee-only data")
+                    _check_words(entry, f"{path}.{listed}[{i}]")
         for key, value in doc.items():
             if key in FORBIDDEN_KEYS:
                 raise HiddenInformationError(f"{path}.{key}", f"referee-only key {key!r}")
@@ -59,6 +80,69 @@ def check_public(doc: Any, path: str = "$", *, hand_over: bool | None = None) ->
     elif isinstance(doc, list):
         for i, value in enumerate(doc):
             check_public(value, f"{path}[{i}]", hand_over=hand_over)
+
+
+def _check_words(entry: dict[str, Any], path: str) -> None:
+    for key in ("message", "reason"):
+        text = entry.get(key)
+        if isinstance(text, str) and TILE_WORD.search(text):
+            raise HiddenInformationError(f"{path}.{key}", "a tile named in the words of a report")
+
+
+def _seat_of(report: dict[str, Any]) -> int | None:
+    seat = report.get("seat")
+    if isinstance(seat, int):
+        return seat
+    data = report.get("data")
+    if isinstance(data, dict):
+        for source in (data, data.get("observation")):
+            if isinstance(source, dict) and isinstance(source.get("seat"), int):
+                return int(source["seat"])
+    return None
+
+
+def redact_alert(alert: dict[str, Any]) -> dict[str, Any]:
+    """The public form of an engine alert (``AlertRec.to_json()`` or the ``alert`` effect): id, kind, seat (when
+    the alert or its camera observation names one), open, at_s and a generic message -- never its data or words."""
+    out = {k: alert[k] for k in ALERT_PUBLIC_KEYS if k in alert}
+    seat = _seat_of(alert)
+    if seat is not None:
+        out["seat"] = seat
+    kind = str(alert.get("kind", "alert"))
+    out["message"] = kind.replace("_", " ") + (f" (seat {seat})" if seat is not None else "")
+    return out
+
+
+def redact_infraction(inf: dict[str, Any]) -> dict[str, Any]:
+    """The public form of an infraction: who, what kind, how many points, status; its words only if they name no
+    tile (a false win's reason can quote the hand)."""
+    out = {k: inf[k] for k in INFRACTION_PUBLIC_KEYS if k in inf}
+    message = inf.get("message")
+    if isinstance(message, str):
+        out["message"] = message if not TILE_WORD.search(message) else str(inf.get("kind", "infraction")).replace(
+            "_", " ")
+    return out
+
+
+def redact_rejection(rejected: dict[str, Any], seat: int | None = None) -> dict[str, Any]:
+    """The public form of a ``rejected`` effect: the stable reason code (and seat), never the message."""
+    out: dict[str, Any] = {"event_id": rejected.get("event_id"), "reason": str(rejected.get("reason", "rejected"))}
+    if seat is not None:
+        out["seat"] = seat
+    return out
+
+
+def redact_public_state(public: dict[str, Any], referee: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of a public state whose ``alerts`` and ``infractions`` are in their public (redacted) form; the
+    referee state of the same step, when given, supplies each alert's seat (from its referee-only data)."""
+    out = copy.copy(public)
+    full = {a.get("id"): a for a in (referee or {}).get("alerts", []) if isinstance(a, dict)}
+    if isinstance(public.get("alerts"), list):
+        out["alerts"] = [redact_alert({**full.get(a.get("id"), {}), **a}) if isinstance(a, dict) else a
+                         for a in public["alerts"]]
+    if isinstance(public.get("infractions"), list):
+        out["infractions"] = [redact_infraction(i) if isinstance(i, dict) else i for i in public["infractions"]]
+    return out
 
 
 def concealed_tiles_of(referee_state: dict[str, Any]) -> list[list[str]]:

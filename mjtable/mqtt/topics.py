@@ -11,6 +11,9 @@ Layout (``<id>`` is the table id, ``[A-Za-z0-9_-]{1,32}``):
 * ``mjtable/v1/table/<id>/referee/state``    retained referee state (``mjtable.referee_state/1``), QoS 1
 * ``mjtable/v1/table/<id>/referee/command``  referee commands in (``mjtable.command/1``), QoS 1
 * ``mjtable/v1/table/<id>/referee/result``   one answer per command (``mjtable.command_result/1``), QoS 1
+* ``mjtable/v1/table/<id>/referee/events``   alerts, rejections and infractions in full (``mjtable.event/1``), QoS 1
+* ``mjtable/v1/table/<id>/referee/record``   retained complete game record at the game end
+  (``mjtable.engine_record/1``: every accepted engine event, wall faces included), QoS 1; referees and recorders
 * ``mjtable/v1/spectator/<id>/{state,events,timers}``  the public tree again, delayed by the broadcast delay
 
 Pure and thread-safe.
@@ -86,6 +89,14 @@ class TableTopics:
         return f"{self.base}/referee/result"
 
     @property
+    def referee_events(self) -> str:
+        return f"{self.base}/referee/events"
+
+    @property
+    def referee_record(self) -> str:
+        return f"{self.base}/referee/record"
+
+    @property
     def spectator_base(self) -> str:
         return f"{self.prefix}/spectator/{self.table_id}"
 
@@ -109,6 +120,7 @@ ALL_EVENTS = f"{PREFIX}/table/+/events"
 ALL_STATES = f"{PREFIX}/table/+/state"
 ALL_STATUS = f"{PREFIX}/table/+/status"
 ALL_COMMANDS = f"{PREFIX}/table/+/referee/command"
+ALL_RECORDS = f"{PREFIX}/table/+/referee/record"
 
 
 def table_of(topic: str) -> tuple[str, str]:

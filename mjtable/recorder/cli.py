@@ -6,7 +6,11 @@
 Runs until SIGINT/SIGTERM; prints JSON lines (``recorder_started``, ``recorder_stats`` every
 ``--stats-every-s`` seconds, ``recorder_stopped``).  ``--export DIR`` writes one ``<game>.json`` game record,
 one ``<game>.csv`` score sheet and one ``<game>.penalties.csv`` penalty record per game plus ``standings.csv``
-and ``standings.json``, then exits.
+and ``standings.json``, then exits; a riichi game whose complete record the recorder stored (the table's
+referee-only ``referee/record`` topic, or ``--import-journal`` of an engine journal) also gets
+``<game>.tenhou.json`` (tenhou.net/6) and ``<game>.mjai.jsonl`` (mjai JSON lines).
+
+    mjtable recorder --db sqlite:///runs/records.db --import-journal runs/journal/game-0.jsonl --export out
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stats-every-s", type=float, default=60.0)
     parser.add_argument("--export", type=Path, default=None, metavar="DIR",
                         help="write game records, score sheets and standings from the database, then exit")
+    parser.add_argument("--import-journal", type=Path, action="append", default=[], metavar="JOURNAL",
+                        help="store an engine journal as a complete game record (repeatable), then exit "
+                             "(or export, with --export)")
 
 
 def _emit(doc: dict[str, Any]) -> None:
@@ -61,14 +68,52 @@ def export(store: SqlEventStore, out: Path) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     records = game_records_from_events(store.events())
     for rec in records:
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rec["game_id"])
+        safe = _safe(rec["game_id"])
         (out / f"{safe}.json").write_text(json.dumps(rec, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         (out / f"{safe}.csv").write_text(score_sheet_csv(rec), encoding="utf-8")
         (out / f"{safe}.penalties.csv").write_text(penalty_sheet_csv(rec), encoding="utf-8")
+    exported, failed = _riichi_exports(store, out)
     rows = standings(records)
     (out / "standings.csv").write_text(standings_csv(rows), encoding="utf-8")
     (out / "standings.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return {"event": "recorder_export", "games": len(records), "players": len(rows), "dir": str(out)}
+    return {"event": "recorder_export", "games": len(records), "players": len(rows), "dir": str(out),
+            "riichi_exports": exported, "riichi_failed": failed}
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+def _riichi_exports(store: SqlEventStore, out: Path) -> tuple[int, list[dict[str, str]]]:
+    """tenhou.net/6 + mjai files for every stored riichi game record; failures are reported, not fatal."""
+    from mjtable.recorder.riichi_export import ExportError
+    from mjtable.recorder.riichi_live import write_exports
+
+    done, failed = 0, []
+    for rec in store.records():
+        if not str(rec.get("rules", "")).startswith("riichi"):
+            continue
+        name = _safe(str(rec["game"]))
+        try:
+            write_exports(rec["events"], out / f"{name}.tenhou.json", out / f"{name}.mjai.jsonl",
+                          title=f"{rec['table']} {rec['game']}")
+            done += 1
+        except ExportError as exc:
+            failed.append({"game": str(rec["game"]), "error": str(exc)})
+    return done, failed
+
+
+def import_journals(store: SqlEventStore, paths: list[Path]) -> dict[str, Any]:
+    """Store each engine journal as a complete game record (idempotent by table and game)."""
+    from mjtable.recorder.engine_record import RecordError, record_from_journal
+
+    stored = 0
+    for path in paths:
+        try:
+            stored += store.add_record(record_from_journal(path))
+        except (OSError, RecordError) as exc:
+            return {"event": "error", "error": f"{path}: {exc}"}
+    return {"event": "recorder_import", "journals": len(paths), "stored": stored}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +123,12 @@ def run(args: argparse.Namespace) -> int:
     except (StoreError, OSError) as exc:
         _emit({"event": "error", "error": str(exc)})
         return 2
+    if args.import_journal:
+        result = import_journals(store, args.import_journal)
+        _emit(result)
+        if result["event"] == "error" or args.export is None:
+            store.close()
+            return 1 if result["event"] == "error" else 0
     if args.export is not None:
         _emit(export(store, args.export))
         store.close()

@@ -4,7 +4,9 @@ It uses a persistent MQTT session (fixed client id, ``clean_session=False``, QoS
 the broker is down the broker queues the events (mosquitto with ``persistence true`` keeps them across its
 own restart), and paho acknowledges a message only after :meth:`Recorder._on_message` returned, i.e. after
 the event is in the database.  Duplicates (redeliveries, a table resending its outbox) are dropped by event
-id.  Malformed payloads are logged and counted, never stored.  Callbacks run on paho's network thread.
+id.  Malformed payloads are logged and counted, never stored.  It also stores each table's complete game record
+(``referee/record``, :mod:`mjtable.recorder.engine_record`; the ``recorder`` role may read it) for the riichi
+tenhou/mjai exports.  Callbacks run on paho's network thread.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from mjtable import schemas
-from mjtable.mqtt.topics import ALL_EVENTS, ALL_STATUS, TopicError, table_of
+from mjtable.mqtt.topics import ALL_EVENTS, ALL_RECORDS, ALL_STATUS, TopicError, table_of
+from mjtable.recorder.engine_record import MAX_RECORD_BYTES, RecordError, check_record
 from mjtable.recorder.store import EventStore
 
 LOGGER = logging.getLogger(__name__)
@@ -43,6 +46,7 @@ class Recorder:
         self.stored = 0
         self.duplicates = 0
         self.rejected = 0
+        self.records = 0
         self._connected = threading.Event()
         self.last_connect_error: str | None = None
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False)
@@ -78,7 +82,7 @@ class Recorder:
             self.last_connect_error = str(reason)
             LOGGER.error("broker %s:%s refused the recorder: %s", self.host, self.port, reason)
             return
-        client.subscribe([(ALL_EVENTS, 1), (ALL_STATUS, 1)])
+        client.subscribe([(ALL_EVENTS, 1), (ALL_STATUS, 1), (ALL_RECORDS, 1)])
         LOGGER.info("recorder connected to %s:%s (session present: %s)", self.host, self.port,
                     getattr(flags, "session_present", "?"))
 
@@ -101,6 +105,9 @@ class Recorder:
         """Validate and store one message (called on paho's network thread, or directly in tests)."""
         try:
             table, leaf = table_of(topic)
+            if leaf == "referee/record":
+                self._record(table, payload)
+                return
             if len(payload) > MAX_EVENT_BYTES:
                 raise schemas.PayloadError(f"{len(payload)} bytes exceeds {MAX_EVENT_BYTES}")
             doc = json.loads(payload.decode("utf-8"))
@@ -119,3 +126,16 @@ class Recorder:
             self.stored += 1
         else:
             self.duplicates += 1
+
+
+    def _record(self, table: str, payload: bytes) -> None:
+        if len(payload) > MAX_RECORD_BYTES:
+            raise schemas.PayloadError(f"game record of {len(payload)} bytes exceeds {MAX_RECORD_BYTES}")
+        try:
+            doc = check_record(json.loads(payload.decode("utf-8")))
+        except RecordError as exc:
+            raise schemas.PayloadError(str(exc)) from exc
+        if doc["table"] != table:
+            raise schemas.PayloadError(f"record for table {doc['table']!r} on {table!r}'s topic")
+        if self.store.add_record(doc):
+            self.records += 1

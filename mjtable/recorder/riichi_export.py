@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mjtable.tiles import Tile, tile
+from mjtable.tiles import Hand, Tile, tile
 
 
 class ExportError(ValueError):
@@ -252,15 +252,30 @@ def _without(tiles: Sequence[Tile], t: Tile) -> list[Tile]:
 
 
 def _win_score(rt: Any, st: Any, ev: dict[str, Any]) -> Any:
-    """The winning hand's score (for the han/fu/yaku strings); None if it cannot be recomputed."""
+    """The winning hand's score (for the han/fu/yaku strings) from area 3's public scorer
+    (``controller.riichi.scoring.score_hand``) on the procedure state; None if it cannot be recomputed."""
+    from controller.riichi.scoring import NotWinningHand, RiichiSituation, score_hand
+
     try:
         if ev["type"] == "tsumo":
-            return rt._score(st, int(ev["seat"]), st.drawn, tsumo=True, chankan=False, options=rt.DEFAULT_OPTIONS)
-        src = st.added if st.phase == "rob" else st.last_discard
-        seats = sorted({int(x) for x in ev["seats"]} - {src[0]}, key=lambda x: (x - src[0]) % 4)
-        return rt._score(st, seats[0], src[1], tsumo=False, chankan=st.phase == "rob", options=rt.DEFAULT_OPTIONS)
-    except Exception:  # the procedure itself decides; the strings are cosmetic
-        return None
+            s, t, tsumo, chankan = int(ev["seat"]), st.drawn, True, False
+        else:
+            src = st.added if st.phase == "rob" else st.last_discard
+            seats = sorted({int(x) for x in ev["seats"]} - {src[0]}, key=lambda x: (x - src[0]) % 4)
+            s, t, tsumo, chankan = seats[0], src[1], False, st.phase == "rob"
+        seat = st.seats[s]
+        riichi = bool(seat.riichi)
+        first = st.first_round[s] and not st.calls_made and tsumo
+        sit = RiichiSituation(
+            self_drawn=tsumo, seat_wind=rt.seat_wind(st, s), round_wind=st.round_wind, riichi=riichi,
+            double_riichi=seat.double_riichi, ippatsu=seat.ippatsu and riichi, rinshan=tsumo and st.rinshan,
+            chankan=chankan, haitei=tsumo and not st.live and not st.rinshan, houtei=not tsumo and not st.live,
+            tenhou=first and s == st.dealer, chiihou=first and s != st.dealer,
+            dora_indicators=st.dora_indicators(), ura_indicators=st.ura_indicators() if riichi else ())
+        hand = Hand(seat.take([t]) if tsumo else seat.concealed, seat.melds)
+        return score_hand(hand, t, sit, rt.DEFAULT_OPTIONS)
+    except (NotWinningHand, KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None  # the procedure itself decides; the strings are cosmetic
 
 
 def _settle(st: Any, before: Any, ev: dict[str, Any], *, score: Any, points: list[int],
@@ -298,19 +313,24 @@ def to_mjai_lines(game: RiichiGameLog) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m mjtable.recorder.riichi_export GAME.json [--tenhou OUT.json] [--mjai OUT.jsonl]``."""
+    """``python -m mjtable.recorder.riichi_export GAME.json|JOURNAL.jsonl [--tenhou OUT.json] [--mjai OUT.jsonl]``:
+    a ``mjtable.riichi_log/1`` file (area 3's procedure) or a live-engine journal."""
     import argparse
     import sys
     from pathlib import Path
 
     ap = argparse.ArgumentParser(description="export a riichi game log to tenhou.net/6 JSON and mjai JSON lines")
-    ap.add_argument("game", type=Path, help="mjtable.riichi_log/1 JSON")
+    ap.add_argument("game", type=Path, help="mjtable.riichi_log/1 JSON, or an engine journal (.jsonl)")
     ap.add_argument("--tenhou", type=Path, default=None)
     ap.add_argument("--mjai", type=Path, default=None)
     args = ap.parse_args(argv)
+    from mjtable.recorder.riichi_live import events_from_journal, export_engine_events
+
     try:
-        game = RiichiGameLog.from_json(json.loads(args.game.read_text(encoding="utf-8")))
-        tenhou, mj = export(game)
+        if args.game.suffix == ".jsonl":  # a live-engine journal (mjtable sim --journal-dir, the service)
+            tenhou, mj = export_engine_events(events_from_journal(args.game))
+        else:
+            tenhou, mj = export(RiichiGameLog.from_json(json.loads(args.game.read_text(encoding="utf-8"))))
     except (OSError, json.JSONDecodeError, ExportError) as exc:
         sys.stdout.write(json.dumps({"event": "error", "error": str(exc)}) + "\n")
         return 1
@@ -318,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         args.tenhou.write_text(json.dumps(tenhou, ensure_ascii=False), encoding="utf-8")
     if args.mjai:
         args.mjai.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in mj), encoding="utf-8")
-    sys.stdout.write(json.dumps({"event": "riichi_export", "hands": len(game.hands), "mjai_events": len(mj)}) + "\n")
+    sys.stdout.write(json.dumps({"event": "riichi_export", "hands": len(tenhou["log"]), "mjai_events": len(mj)}) + "\n")
     return 0
 
 

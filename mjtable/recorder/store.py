@@ -27,6 +27,12 @@ class EventStore(Protocol):
 
     def set_status(self, table: str, status: str, ts_s: float) -> None: ...
 
+    def add_record(self, record: dict[str, Any]) -> bool:
+        """Store a complete game record (``mjtable.engine_record/1``) by (table, game); False if already stored."""
+        ...
+
+    def records(self) -> list[dict[str, Any]]: ...
+
     def events(self, table: str | None = None, game: str | None = None) -> list[dict[str, Any]]: ...
 
     def close(self) -> None: ...
@@ -39,6 +45,8 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS events_game ON events (game_id, seq)",
     "CREATE TABLE IF NOT EXISTS table_status (table_id TEXT PRIMARY KEY, status TEXT NOT NULL, "
     "ts_s DOUBLE PRECISION)",
+    "CREATE TABLE IF NOT EXISTS game_records (table_id TEXT NOT NULL, game_id TEXT NOT NULL, rules TEXT, "
+    "payload TEXT NOT NULL, received_s DOUBLE PRECISION, PRIMARY KEY (table_id, game_id))",
 )
 
 
@@ -64,6 +72,8 @@ class SqlEventStore:
                             "ON CONFLICT (table_id, event_id) DO NOTHING")
             self._upsert = ("INSERT INTO table_status VALUES (%s, %s, %s) ON CONFLICT (table_id) "
                             "DO UPDATE SET status = EXCLUDED.status, ts_s = EXCLUDED.ts_s")
+            self._insert_record = ("INSERT INTO game_records VALUES (%s, %s, %s, %s, %s) "
+                                   "ON CONFLICT (table_id, game_id) DO NOTHING")
         else:
             path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
             if url.startswith("sqlite://") and not url.startswith("sqlite:///"):
@@ -76,6 +86,7 @@ class SqlEventStore:
             self._ph = "?"
             self._insert = "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             self._upsert = "INSERT OR REPLACE INTO table_status VALUES (?, ?, ?)"
+            self._insert_record = "INSERT OR IGNORE INTO game_records VALUES (?, ?, ?, ?, ?)"
         for stmt in _SCHEMA:
             self._conn.execute(stmt)
 
@@ -89,6 +100,19 @@ class SqlEventStore:
     def set_status(self, table: str, status: str, ts_s: float) -> None:
         with self._lock:
             self._conn.execute(self._upsert, (table, status, ts_s))
+
+    def add_record(self, record: dict[str, Any]) -> bool:
+        row = (record["table"], record["game"], record.get("rules"),
+               json.dumps(record, separators=(",", ":"), ensure_ascii=False), time.time())
+        with self._lock:
+            cur = self._conn.execute(self._insert_record, row)
+            return bool(cur.rowcount == 1)
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every stored complete game record, by table and game id."""
+        with self._lock:
+            rows = self._conn.execute("SELECT payload FROM game_records ORDER BY table_id, game_id").fetchall()
+        return [json.loads(r[0]) for r in rows]
 
     def events(self, table: str | None = None, game: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT payload FROM events"

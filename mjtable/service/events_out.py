@@ -70,12 +70,15 @@ def public_event(ev: Event, fx: tuple[Effect, ...], before: GameState | None = N
         if ev.seat is not None:
             ref["seat"] = ev.seat
         out.append(("referee", ref))
-    for e in fx:
-        if isinstance(e, Alert) and not e.data.get("referee_only"):
-            out.append(("alert", {"id": e.id, "kind": e.kind, "message": e.message}))
+    for e in fx:  # redacted: messages may name a concealed tile; the referee view carries them in full
+        if isinstance(e, Alert):
+            alert: dict[str, Any] = {"id": e.id, "kind": e.kind}
+            if isinstance(e.data.get("seat"), int):
+                alert["seat"] = e.data["seat"]
+            out.append(("alert", alert))
         elif isinstance(e, InfractionEffect):
             out.append(("infraction", {k: v for k, v in e.infraction.items() if k in
-                                       ("id", "seat", "kind", "points", "status", "message", "reason")}))
+                                       ("id", "seat", "kind", "points", "status")}))
     return out
 
 

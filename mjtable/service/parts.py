@@ -34,15 +34,18 @@ class GpioPart:
         open_panel: builds the panel (opens the backend); raises ``GpioError`` when it cannot.
         emit: queue an engine event.
         phase: the engine's current phase name (decides whether pass/ready means ``ready`` or ``pass``).
+        retry_s: pause before reopening a failed panel, seconds.
+        probe_s: with no press for this long, read a pin to notice a vanished daemon or chip, seconds.
     """
 
     def __init__(self, open_panel: Callable[[], TablePanel] | None, emit: Emit, health: Health,
-                 phase: Callable[[], str], *, retry_s: float = 10.0) -> None:
+                 phase: Callable[[], str], *, retry_s: float = 10.0, probe_s: float = 5.0) -> None:
         self._open = open_panel
         self._emit = emit
         self._health = health
         self._phase = phase
         self._retry_s = retry_s
+        self._probe_s = probe_s
         self.panel: TablePanel | None = None
         self._leds: dict[int, bool] = {}
 
@@ -65,7 +68,12 @@ class GpioPart:
                     for seat, on in self._leds.items():
                         panel.set_led(seat, on)
                     self._health.set("gpio", "ok")
-                    async for press in panel.presses():
+                    while True:
+                        try:
+                            press = await asyncio.wait_for(panel.next_press(), self._probe_s)
+                        except TimeoutError:  # quiet table: make sure the daemon/chip is still there
+                            panel.backend.read(panel.pin_of(0, "call"))
+                            continue
                         button = press.button
                         if button == "pass" and self._phase() in READY_PHASES:
                             button = "ready"
@@ -161,12 +169,17 @@ class MqttPart:
 
     @property
     def health_topic(self) -> str:
-        """Retained ``mjtable.health/1`` of this table (referee/organiser data: no tiles, not a public leaf)."""
-        return f"{self.channel.topics.base}/health"
+        """Retained ``mjtable.health/1`` of this table (referee/organiser data: no tiles)."""
+        return self.channel.topics.health
 
     def publish_health(self, health: Health) -> None:
-        """Announce the part states (degraded mode) on MQTT; loop thread."""
-        doc = {**health.to_json(), "table": self.channel.topics.table_id}
+        """Announce the part states (degraded mode) on MQTT: the retained ``status`` (``online`` with
+        ``degraded`` and ``parts``) and the retained ``health`` document; loop thread."""
+        topics = self.channel.topics
+        status = {"schema": "mjtable.status/1", "table": topics.table_id, "status": "online", "ts_s": self._clock(),
+                  "degraded": health.degraded, "parts": dict(health.parts)}
+        self.publisher.publish(topics.status, json.dumps(status, separators=(",", ":")).encode(), qos=1, retain=True)
+        doc = {**health.to_json(), "table": topics.table_id}
         self.publisher.publish(self.health_topic, json.dumps(doc, separators=(",", ":")).encode(), qos=1,
                                retain=True)
 
@@ -175,9 +188,14 @@ class MqttPart:
         self.endpoint.start()
         self._health.listeners.append(self.publish_health)
         self.publish_health(self._health)
+        was_connected = self.publisher.connected
         while True:
-            self._health.set("mqtt", "ok" if self.publisher.connected else "down: broker unreachable; "
+            connected = self.publisher.connected
+            self._health.set("mqtt", "ok" if connected else "down: broker unreachable; "
                              "messages are kept in the outbox and sent on reconnect")
+            if connected and not was_connected:  # the plain "online" of the reconnect replaced our status
+                self.publish_health(self._health)
+            was_connected = connected
             await asyncio.sleep(self._poll_s)
 
     def _on_command_thread(self, cmd: Command) -> None:  # paho network thread

@@ -25,7 +25,7 @@ from mjtable.service.parts import GpioPart
 
 LOGGER = logging.getLogger(__name__)
 
-#: effect types that go on the public event stream (alerts only without referee-only data)
+#: effect types that go on the public event stream, redacted (rejections never: their messages may name tiles)
 PUBLIC_EFFECTS = ("alert", "infraction")
 
 
@@ -74,14 +74,14 @@ class ServicePublisher:
         kind = effect.get("type")
         if self.channel is None or kind not in PUBLIC_EFFECTS:
             return
-        if kind == "alert":
-            if (effect.get("data") or {}).get("referee_only"):
-                return
-            data = {"id": effect.get("id"), "kind": effect.get("kind"), "message": effect.get("message")}
-        else:
+        if kind == "alert":  # redacted: an alert's message or data may name a concealed tile (referee view has it)
+            data = {"id": effect.get("id"), "kind": effect.get("kind")}
+            seat = (effect.get("data") or {}).get("seat")
+            if isinstance(seat, int):
+                data["seat"] = seat
+        else:  # an infraction's kind, seat and points are public; its wording stays on the referee view
             inf = effect.get("infraction") or {}
-            data = {k: v for k, v in inf.items() if k in ("id", "seat", "kind", "points", "status", "message",
-                                                         "reason")}
+            data = {k: v for k, v in inf.items() if k in ("id", "seat", "kind", "points", "status")}
         self._fx_count += 1
         self.channel.publish_event(str(kind), data, event_id=f"{self.channel.game_id}:{self._seq}:fx{self._fx_count}")
 

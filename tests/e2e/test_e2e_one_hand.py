@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.engine.events import CameraObserved, event_from_json
@@ -48,9 +49,17 @@ def retained(host: str, port: int, topic: str, timeout_s: float = 10.0) -> dict[
     return doc
 
 
-def test_one_hand_record_equals_journal_and_display(mosquitto: LocalMosquitto, tmp_path: Path) -> None:
+@pytest.mark.parametrize("camera", ["direct", "sim"])
+def test_one_hand_record_equals_journal_and_display(mosquitto: LocalMosquitto, tmp_path: Path, camera: str) -> None:
+    if camera == "sim":
+        from mjtable.service.camera import default_pipeline
+
+        try:
+            default_pipeline()
+        except RuntimeError as exc:
+            pytest.skip(f"simulated camera needs area 6's pipeline: {exc}")
     lines: list[dict[str, Any]] = []
-    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, build_s=0.2, camera="direct", run_dir=tmp_path,
+    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, build_s=0.2, camera=camera, run_dir=tmp_path,
                        broker=f"127.0.0.1:{mosquitto.port}", display_port=-1, table="e2e",
                        validate=True)
     stack = DemoStack(opts, lines.append)

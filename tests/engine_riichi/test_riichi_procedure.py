@@ -74,7 +74,8 @@ def test_riichi_stick_ippatsu_tsumo_ura_dora() -> None:
 
 
 def test_discard_furiten_forbids_ron() -> None:
-    """A player whose wait is among his own discards may not ron (L391-L392): a ron call is a false win."""
+    """A player whose wait is among his own discards may not ron (L391-L392): a ron call is a false win (錯和,
+    App. B 9): level 5, 25 (L651-L655), and with 20+ live tiles the hand is redealt, same dealer (L657)."""
     t = _table({0: DEALER, 1: "234567p234s55s67s"}, draws="5s8s")
     _discard_and_pass(t, 0, "1z")
     _discard_and_pass(t, 1, "5s")  # keeps 55s67s: waits 5s/8s, and 5s is in the pond
@@ -82,9 +83,12 @@ def test_discard_furiten_forbids_ron() -> None:
     t.ok({"type": "discard", "seat": 2, "tile": "8s"})
     t.ok({"type": "claim", "seat": 1, "kind": "win"})
     t.pass_all()  # the window closes when the others have passed: then the call is judged
-    assert [(i.kind, i.seat) for i in t.state.infractions] == [("false_win_dead_hand", 1)]
+    assert [(i.kind, i.seat, i.points) for i in t.state.infractions] == [("false_win_dead_hand", 1, 0),
+                                                                           ("false_win_lv5", 1, 25)]
     hand = t.state.hand
-    assert hand is not None and hand.result is None
+    assert hand is not None and hand.result is not None and hand.result.kind == "draw"
+    assert hand.result.payments == (0, 0, 0, 0)  # no noten payments for a redeal
+    assert t.state.phase is Phase.HAND_OVER and t.state.session.dealer == 0
 
 
 def test_chi_only_from_the_left() -> None:
@@ -117,3 +121,48 @@ def test_pao_on_the_third_dragon_pon() -> None:
     assert ext is not None and ext.pao[1] is not None and ext.pao[1][0] == 3
     assert referee_view(t.state, with_waits=False)["riichi"]["pao"] == [None, 3, None, None]
     assert "pao" not in public_view(t.state)["riichi"]
+
+
+def test_kan_replacement_from_the_dead_wall_and_kan_dora_at_once() -> None:
+    """A kan's replacement comes from the dead wall, which stays at 14 tiles (L23, L348-L349); its kan-dora
+    indicator is revealed at once (L37)."""
+    t = _table({0: "1111m56789m2345p1z"}, draws="")
+    hand = t.state.hand
+    assert hand is not None
+    left = hand.wall_remaining
+    t.ok({"type": "concealed_kong", "seat": 0, "tile": "1m"})
+    hand = t.state.hand
+    assert hand is not None and hand.drawn is not None and hand.drawn.code == "1s"  # dead[0]
+    assert hand.wall_remaining == left - 1  # the last live tile joined the dead wall
+    assert public_view(t.state)["riichi"]["dora_indicators"] == ["8p", "2z"]  # dead[4], dead[5]
+
+
+def test_a_false_first_ron_voids_the_later_ron() -> None:
+    """Head bump (L415): the nearest caller is judged first; a false win voids later declarations (L194)."""
+    # seat 1 is furiten on 8s (discarded 5s, waits 5s/8s); seat 3 waits on 8s with a round-wind pung
+    t = _table({0: DEALER, 1: "234567p234s55s67s", 3: "123456789m111z8s"}, draws="5s9s9s8s")
+    _discard_and_pass(t, 0, "1z")
+    _discard_and_pass(t, 1, "5s")
+    _discard_and_pass(t, 2, "9s")
+    _discard_and_pass(t, 3, "9s")
+    t.ok({"type": "discard", "seat": 0, "tile": "8s"})
+    t.ok({"type": "claim", "seat": 3, "kind": "win"})
+    t.ok({"type": "claim", "seat": 1, "kind": "win"})
+    if t.state.phase is Phase.CLAIMS:
+        t.pass_all()
+    hand = t.state.hand
+    assert hand is not None and hand.result is not None
+    assert hand.result.winners == ()  # seat 1 (nearest) was false: seat 3's ron is void, the hand is redealt
+    assert [i.kind for i in t.state.infractions] == ["false_win_dead_hand", "false_win_lv5"]
+
+
+def test_partial_information_riichi_and_deposit() -> None:
+    """Face-down hands: play starts at once (no flowers in the set); a riichi declaration is accepted for the
+    referee to check and its stick goes to the table (L366)."""
+    t = Table(R, mode="partial")
+    t.ok({"type": "table_built", "tiles": None, "dice": [[1, 2], [3, 4]]})
+    assert t.phase() is Phase.TURN
+    t.ok({"type": "discard", "seat": 0, "tile": "1z", "riichi": True})
+    t.pass_all()
+    assert t.state.session.scores == (-1000, 0, 0, 0) and session_of(t.state.session).sticks == 1
+    assert public_view(t.state)["riichi"]["dora_indicators"] == []  # the dead wall is face down

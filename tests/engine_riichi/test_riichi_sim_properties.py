@@ -16,7 +16,7 @@ from controller.engine.state import GameState, HandState, Phase
 from controller.journal import fold
 from controller.riichi.settlement import DIVISIONS, noten_payments
 from controller.views import public_view
-from tests.engine_sichuan.table_helpers import tiles_on_table
+from tests.engine_sichuan.table_helpers import TileCounter
 
 RULES = "riichi-hkma-2025"
 TOTAL = 136
@@ -29,14 +29,15 @@ class Recorder:
     ends: list[tuple[GameState, HandState]] = field(default_factory=list)
     before_end: list[GameState] = field(default_factory=list)  # the state just before each hand ended
     starts: list[GameState] = field(default_factory=list)  # state when each hand's wall was built
+    tiles: TileCounter = field(default_factory=lambda: TileCounter(TOTAL, DEAD))
     last: GameState | None = None
 
     def __call__(self, ev: Event, st: GameState, fx: object) -> None:
         self.events.append(event_from_json(json.loads(json.dumps(ev.to_json()))))
         hand = st.hand
         assert sum(st.session.scores) + 1000 * session_of(st.session).sticks == 0  # zero sum with sticks
+        self.tiles.check(st)  # tiles conserved after every event
         if hand is not None and hand.result is None and hand.seats[0].known:
-            assert tiles_on_table(st, TOTAL, DEAD) == TOTAL
             view = public_view(st)["riichi"]
             assert len(view["dora_indicators"]) == 1 + kans(hand)  # kan dora at once, nothing else shown
             assert view["ura_indicators"] == []

@@ -86,13 +86,15 @@ class Table:
     """Drives the engine with JSON-like events; ``fx`` holds the last step's effects."""
 
     rules: str
+    mode: str = "full"
     state: GameState = field(init=False)
     fx: tuple[Effect, ...] = ()
     n: int = 1
     events: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.state, self.fx = start_session(SessionStart(id="e1", at_s=T0, rules=self.rules, fast_claims=False))
+        self.state, self.fx = start_session(SessionStart(id="e1", at_s=T0, rules=self.rules, mode=self.mode,
+                                                         fast_claims=False))
 
     def send(self, obj: dict[str, Any]) -> tuple[Effect, ...]:
         """Step one event (id and at_s filled in); returns its effects."""
@@ -130,23 +132,42 @@ class Table:
                 self.ok({"type": "button", "seat": s, "button": "pass"})
 
 
-def tiles_on_table(state: GameState, total: int, dead_wall: int) -> int:
+def tiles_on_table(state: GameState, total: int, dead_wall: int, won_discards: int = 0) -> int:
     """Every physical tile the engine accounts for during a hand: wall (live + dead), concealed, melds,
-    uncalled discards, the tile open to robbing, and tiles won on a discard earlier in a bloody-battle hand
-    (the engine keeps them in ``hand.wins``; several winners on one discard share one tile)."""
+    uncalled discards, the tile open to robbing, plus ``won_discards``: tiles won on a discard (or robbed)
+    earlier in a bloody-battle hand, which the engine keeps only in ``hand.wins`` (see :class:`TileCounter`)."""
     hand = state.hand
     if hand is None:
         return total
-    n = hand.wall_remaining + dead_wall
+    n = hand.wall_remaining + dead_wall + won_discards
     if state.phase is Phase.ROB_KONG and hand.promoted is not None:
         n += 1
-    previous: tuple[int | None, str] | None = None
-    for r in hand.wins:
-        key = (r.discarder, r.win_tile.code if r.win_tile else "")
-        if not r.self_drawn and key != previous:
-            n += 1
-        previous = key if not r.self_drawn else None
     for seat in hand.seats:
         n += len(seat.known) + seat.unknown + sum(len(m.tiles) for m in seat.melds)
         n += sum(1 for p in seat.pond if not p.called)
     return n
+
+
+@dataclass
+class TileCounter:
+    """Follows a session step by step and checks tile conservation after every event: each step in which
+    bloody-battle wins on a discard were added took one physical tile (several winners share it)."""
+
+    total: int
+    dead_wall: int
+    hand_no: int = -1
+    wins: int = 0
+    won_discards: int = 0
+
+    def check(self, state: GameState) -> None:
+        hand = state.hand
+        if hand is None:
+            return
+        if hand.hand_no != self.hand_no:
+            self.hand_no, self.wins, self.won_discards = hand.hand_no, 0, 0
+        new = hand.wins[self.wins:]
+        if any(not r.self_drawn for r in new):
+            self.won_discards += 1
+        self.wins = len(hand.wins)
+        if hand.result is None and hand.seats[0].known:
+            assert tiles_on_table(state, self.total, self.dead_wall, self.won_discards) == self.total

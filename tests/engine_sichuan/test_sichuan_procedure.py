@@ -142,3 +142,63 @@ def test_one_throw_breaks_the_14_13_stack_wall() -> None:
     assert [x.code for x in hand.wall[:4]] == physical[first:first + 4]
     dealer_first_four = sorted(physical[first:first + 4])
     assert all(code in [x.code for x in hand.seats[0].known] for code in dealer_first_four)
+
+
+def test_passed_win_then_win_on_no_more_fan_is_shunhe() -> None:
+    """顺和: a player who let a win pass may not win on a tile worth no more fan before his next draw
+    (L248); treated like 诈和: category 2 (24) and his kong money refunded (L782-L784); the call is void."""
+    t = _table(draws="9m")
+    _voids(t, {0: "s", 1: "s", 2: "m", 3: "p"})
+    t.ok({"type": "discard", "seat": 0, "tile": "9m"})  # seat 3 could win on it (11 234 567 789m 555s)
+    t.pass_all()
+    ext = sichuan_of(t.state.hand)
+    assert ext is not None and ext.passed_fan[3] == 0
+    t.ok({"type": "discard", "seat": 1, "tile": "6m"})
+    t.ok({"type": "claim", "seat": 3, "kind": "win"})
+    assert [(i.kind, i.seat, i.points) for i in t.state.infractions] == [("passed_win", 3, 24)]
+    hand = t.state.hand
+    assert hand is not None and not hand.wins and hand.seats[3].dead is not None
+
+
+def test_false_win_is_category_two() -> None:
+    """诈和: a declared win that is not one: category 2, 24 (L780-L786); the seat plays on without winning."""
+    t = _table()
+    _voids(t, {0: "s", 1: "s", 2: "m", 3: "p"})
+    t.ok({"type": "discard", "seat": 0, "tile": "9m"})
+    t.ok({"type": "claim", "seat": 1, "kind": "win"})
+    t.pass_all()
+    kinds = [(i.kind, i.seat, i.points) for i in t.state.infractions]
+    assert ("false_win_penalty", 1, 24) in kinds and t.state.session.penalties[1] == 24
+    hand = t.state.hand
+    assert hand is not None and hand.seats[1].dead is not None and not hand.wins
+
+
+def test_partial_information_void_and_kong_money() -> None:
+    """One overhead camera (face-down hands): 定缺 and kong money work without knowing the concealed tiles."""
+    t = Table(R, mode="partial")
+    t.ok({"type": "table_built", "tiles": None, "dice": [[1, 2]]})
+    _voids(t, {0: "m", 1: "p", 2: "s", 3: "m"})
+    assert t.phase() is Phase.TURN
+    t.ok({"type": "concealed_kong", "seat": 0, "tile": ""})  # face down, face unknown
+    assert t.state.session.scores == (6, -2, -2, -2)  # 暗杠 money (L502)
+
+
+def test_promoted_kong_with_the_drawn_tile_pays_one_from_each() -> None:
+    """加杠 with the tile just drawn (及时雨): 1 from each player still in, once nobody robs it (L494); the pong
+    itself earns nothing."""
+    hands = {0: "123456789m12345p", 1: "1122334455667m", 2: "55p123456789s11s", 3: "778899m6789p999p"}
+    t = _table(draws="2s3s4s5p", hands=hands)
+    _voids(t, {0: "s", 1: "s", 2: "m", 3: "s"})
+    t.ok({"type": "discard", "seat": 0, "tile": "5p"})
+    t.ok({"type": "claim", "seat": 2, "kind": "pung"})
+    t.pass_all()
+    assert t.state.session.scores == (0, 0, 0, 0)
+    for seat, tile in ((2, "1s"), (3, "2s"), (0, "3s"), (1, "4s")):
+        t.ok({"type": "discard", "seat": seat, "tile": tile})
+        if t.phase() is Phase.CLAIMS:
+            t.pass_all()
+    t.ok({"type": "promoted_kong", "seat": 2, "tile": "5p"})
+    assert t.phase() is Phase.ROB_KONG  # others may rob it first (L546)
+    t.pass_all()
+    assert t.state.session.scores == (-1, -1, 3, -1)
+    assert public_view(t.state)["sichuan"]["ledger"][-1]["note"].startswith("promoted_timely")

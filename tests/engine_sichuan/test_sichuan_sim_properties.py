@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
-from controller.engine.events import Event, event_from_json
+from controller.engine.events import Event, SessionStart, event_from_json
 from controller.engine.ext_sichuan import SichuanHand, sichuan_of
-from controller.engine.simulate import SimRun
+from controller.engine.simulate import SimRun, summary
 from controller.engine.state import GameState, HandState, Phase
 from controller.journal import fold
 from controller.sichuan.fans import max_tenpai_fan
 from controller.views import public_view
 from mjtable.tiles import Hand
-from tests.engine_sichuan.table_helpers import tiles_on_table
+from tests.engine_sichuan.table_helpers import TileCounter
 
 RULES = "sichuan-sbr-2025"
 TOTAL = 108
@@ -31,14 +31,14 @@ class Recorder:
     events: list[Event] = field(default_factory=list)
     ends: list[tuple[GameState, HandState]] = field(default_factory=list)  # (state at the hand end, hand)
     before_end: list[GameState] = field(default_factory=list)
+    tiles: TileCounter = field(default_factory=lambda: TileCounter(TOTAL, 0))
     last: GameState | None = None
 
     def __call__(self, ev: Event, st: GameState, fx: object) -> None:
         self.events.append(event_from_json(json.loads(json.dumps(ev.to_json()))))
         hand = st.hand
         assert sum(st.session.scores) == 0  # zero sum after every event (kong money, refunds, 查叫 included)
-        if hand is not None and hand.result is None and hand.seats[0].known:
-            assert tiles_on_table(st, TOTAL, 0) == TOTAL
+        self.tiles.check(st)  # tiles conserved after every event
         if hand is not None and st.phase is not Phase.VOID and sichuan_of(hand) is not None:
             ext = sichuan_of(hand)
             assert ext is not None and ext.revealed  # nobody discards before the 定缺 reveal (L348)
@@ -150,3 +150,24 @@ def test_exhaustive_draw_settles_with_chajiao() -> None:
         if found >= 2:
             break
     assert found >= 1
+
+
+class _TimedRun(SimRun):
+    """A session limited by time (35 min, L290) rather than hands; the bots act every 0.9 s."""
+
+    def session_start(self) -> SessionStart:
+        return replace(super().session_start(), timer_overrides=(("session_s", 35 * 60.0),))
+
+
+def test_time_limit_finishes_the_running_hand_then_ends_the_session() -> None:
+    """35-80 min sessions: at the limit the running hand is finished, then the session ends; 盘分 4/3/2/1 by
+    rank, ties split (L157, L161, L290)."""
+    run = _TimedRun(rules=RULES, seed=1, tick_s=0.9, hands_total=500)
+    final = run.play()
+    assert final.phase is Phase.SESSION_OVER and final.session.ended
+    assert 1 <= len(final.history) < 500
+    assert all(r.kind in ("win", "draw") for r in final.history)  # no hand was cut short
+    assert final.now_s - final.session.start_s >= 35 * 60
+    net = [final.session.scores[p] - final.session.penalties[p] for p in range(4)]
+    points = sorted(summary(final, game=0, seed=1)["ranking_points"])
+    assert sum(points) == 10 and (points == [1, 2, 3, 4] or len(set(net)) < 4)

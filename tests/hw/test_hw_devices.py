@@ -152,3 +152,19 @@ def test_tick_unwrapper_handles_the_32_bit_wrap() -> None:
     assert u.seconds(4_294_000_000) == pytest.approx(4294.0)
     assert u.seconds(1_000_000) == pytest.approx((2**32 + 1_000_000) / 1e6)
     assert u.seconds(2_000_000) == pytest.approx((2**32 + 2_000_000) / 1e6)
+
+
+def test_pigpio_daemon_going_away_is_a_clear_error() -> None:
+    pytest.importorskip("pigpio")
+    from hw.pigpio_backend import PigpioBackend
+    from tests.hw.fake_pigpiod import FakePigpiod
+
+    daemon = FakePigpiod()
+    backend = PigpioBackend("127.0.0.1", daemon.port)
+    backend.setup_output(17, initial=0, owner="led")
+    daemon.close()
+    with pytest.raises(BackendUnavailableError, match="lost the pigpio daemon"):
+        for _ in range(3):  # the first write may still fit in the socket buffer
+            backend.write(17, 1)
+            backend.read(17)
+    backend.close()

@@ -119,4 +119,4 @@ def test_broker_users_script_creates_hashed_users_and_the_acl(tmp_path: Path) ->
     assert "ref9" not in (tmp_path / "acl").read_text() and "ref9" not in (tmp_path / "passwd").read_text()
     bad = subprocess.run([sys.executable, str(script), "--dir", str(tmp_path), "add", "table", "t", "--generate"],
                          capture_output=True, text=True, env=env, check=False)
-    assert bad.returncode != 0 and "needs a table id" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and "needs a table id" in bad.stderr

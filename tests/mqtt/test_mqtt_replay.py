@@ -132,3 +132,23 @@ def test_replay_page_steps_jumps_and_exported_file_opens_offline(journal: Path, 
     browser.find_element(By.ID, "last").click()
     wait.until(lambda d: d.find_elements(By.ID, "result-head"))
     assert browser.find_elements(By.CSS_SELECTOR, "#pond-0 .tile")
+
+
+def test_mjtable_replay_serve_command(journal: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "mjtable.cli", "replay", str(journal), "--serve", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+        assert first["event"] == "replay_serving" and first["hands"] == 2
+        meta = json.loads(urllib.request.urlopen(first["url"] + "api/meta").read())
+        assert meta["journal"] == journal.name
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=20)
+    assert proc.returncode == 0

@@ -26,9 +26,10 @@ def test_hidden_tiles_never_reach_public_events() -> None:
     assert public_event(ConcealedKong(id="a", at_s=1.0, seat=2, tile="5p"), ()) == [("concealed_kong", {"seat": 2})]
     assert public_event(TableBuilt(id="b", at_s=1.0, tiles=FACES), ()) == [("table_built", {})]
     assert public_event(Discard(id="c", at_s=1.0, seat=1, tile="7s"), ()) == [("discard", {"seat": 1, "tile": "7s"})]
-    secret = Alert(id="al1", kind="camera_mismatch", message="check seat 1", data={"referee_only": True, "hand": "x"})
+    secret = Alert(id="al1", kind="camera_mismatch", message="camera sees 5m, seat 1 holds 5m 6m 7m",
+                   data={"seat": 1, "tiles": ["5m"]})
     assert public_event(Discard(id="d", at_s=1.0, seat=1, tile="7s"), (secret,)) == [
-        ("discard", {"seat": 1, "tile": "7s"})]
+        ("discard", {"seat": 1, "tile": "7s"}), ("alert", {"id": "al1", "kind": "camera_mismatch", "seat": 1})]
 
 
 def test_service_publisher_ids_are_deterministic_per_seq() -> None:
@@ -38,10 +39,11 @@ def test_service_publisher_ids_are_deterministic_per_seq() -> None:
     sp = ServicePublisher(channel, asyncio.Event())
     sp.publish_events([("discard", {"seat": 0, "tile": "1m"})], seq=17, ts_s=5.0)
     asyncio.run(sp.publish_effect({"type": "alert", "id": "al-1", "kind": "timer_zero", "message": "m", "data": {}}))
-    asyncio.run(sp.publish_effect({"type": "alert", "id": "al-2", "kind": "x", "message": "m",
-                                   "data": {"referee_only": True}}))
+    asyncio.run(sp.publish_effect({"type": "rejected", "event_id": "e9", "reason": "not_held",
+                                   "message": "seat 2 does not hold 4p"}))
     sent = [json.loads(m.payload) for m in broker.messages("mjtable/v1/table/T1/events")]
     assert [d["id"] for d in sent] == ["T1-5:17:0", "T1-5:0:fx1"]
+    assert sent[1]["data"] == {"id": "al-1", "kind": "timer_zero"}  # no message: it may name a tile
 
 
 async def test_pass_button_means_ready_between_hands(tmp_path: Path) -> None:

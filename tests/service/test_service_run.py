@@ -17,7 +17,8 @@ from mjtable.config import parse_config
 from mjtable.doctor import check_service_health
 
 
-def write_config(tmp: Path, *, mqtt_port: int, serial: str = "/dev/mjtable-test-absent") -> Path:
+def write_config(tmp: Path, *, mqtt_port: int, serial: str = "/dev/mjtable-test-absent",
+                 gpio: str = 'backend = "fake"') -> Path:
     cfg = tmp / "table.toml"
     cfg.write_text(f"""
 [table]
@@ -30,7 +31,7 @@ source = "none"
 [mqtt]
 port = {mqtt_port}
 [gpio]
-backend = "fake"
+{gpio}
 [service]
 log_level = "info"
 """)
@@ -68,7 +69,9 @@ def logs(tmp: Path) -> list[dict[str, Any]]:
 
 
 def test_degraded_start_notify_watchdog_and_graceful_stop(tmp_path: Path) -> None:
-    cfg_path = write_config(tmp_path, mqtt_port=free_port())  # no broker, no MCU, no camera
+    # no broker, no MCU, no camera, no pigpio daemon
+    cfg_path = write_config(tmp_path, mqtt_port=free_port(),
+                            gpio=f'backend = "pigpio"\npigpiod_port = {free_port()}')
     notify = NotifySocket(tmp_path / "notify.sock")
     proc = start(cfg_path, notify, tmp_path)
     try:
@@ -79,11 +82,11 @@ def test_degraded_start_notify_watchdog_and_graceful_stop(tmp_path: Path) -> Non
         cfg = parse_config({"table": {"id": "T9", "data_dir": str(tmp_path / "data")}})
         while time.monotonic() < deadline:  # the health file reports each missing part with its reason
             detail = check_service_health(cfg, time.time()).detail
-            if "mcu: down" in detail and "mqtt: down" in detail:
+            if "mcu: down" in detail and "mqtt: down" in detail and "gpio: down" in detail:
                 break
             time.sleep(0.1)
         assert "camera: off" in detail and "mcu: down" in detail and "mqtt: down" in detail, detail
-        assert "gpio" not in detail  # the fake panel is up
+        assert "gpio: down: cannot reach the pigpio daemon" in detail, detail
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
         assert any("STOPPING" in m for m in notify.messages) or "STOPPING" in notify.wait_for("STOPPING")

@@ -1,0 +1,85 @@
+"""The demo's floor referee: answers what the table asks a referee for, through the real command path
+(an MQTT client publishing ``mjtable.command/1`` to ``.../referee/command``, the service's ``CommandEndpoint``,
+the engine, and the answer on ``.../referee/result``).
+
+* the game is paused by a table fault (MCU fault, reset, link lost): wait ``resume_after_s``, then *resume*;
+* an uncertain camera read (``camera_uncertain``) that shows what the world really did: *confirm* it;
+  any other camera alert: *reject* it (the world acts again).
+
+Deterministic ids (``demo-<alert id>-<command>``) make a resumed demo's repeats duplicates, not new commands.
+Decisions run on the service loop; the MQTT client runs paho's network thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.engine.state import GameState
+from mjtable.mqtt.topics import TableTopics
+from mjtable.service.runner import TableService
+
+LOGGER = logging.getLogger(__name__)
+
+
+class DemoReferee:
+    """Args: service: the table; host, port: the broker; resume_after_s: pause before resuming a fault."""
+
+    def __init__(self, service: TableService, host: str, port: int, *, resume_after_s: float = 1.0) -> None:
+        self.service = service
+        self.topics = TableTopics(service.state.config.table_id)
+        self.resume_after_s = resume_after_s
+        self.sent: list[dict[str, Any]] = []
+        self.results: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._acted: set[str] = set()
+        self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"demo-referee-{self.topics.table_id}")
+        self._client.on_connect = lambda c, *_: c.subscribe(self.topics.command_result, qos=1)
+        self._client.on_message = self._on_result
+        self._client.connect_async(host, port)
+        self._client.loop_start()
+
+    def _on_result(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:  # paho thread
+        with self._lock:
+            self.results.append(json.loads(msg.payload))
+
+    def command(self, command: str, key: str, **args: Any) -> None:
+        """Publish one referee command (QoS 1)."""
+        doc = {"schema": "mjtable.command/1", "id": f"demo-{key}-{command}"[:64], "command": command,
+               "referee": "demo", **args}
+        self.sent.append(doc)
+        self._client.publish(self.topics.command, json.dumps(doc).encode(), qos=1)
+
+    async def run(self) -> None:
+        """Watch the table and step in when needed (service loop)."""
+        while True:
+            st = self.service.state
+            await self._decide(st)
+            self.service.changed.clear()
+            await self.service.changed.wait()
+
+    async def _decide(self, st: GameState) -> None:
+        if st.paused:
+            key = f"pause{st.seq}"
+            if key not in self._acted:
+                self._acted.add(key)
+                await asyncio.sleep(self.resume_after_s)
+                if self.service.state.paused:
+                    self.command("resume", key, reason="table fault cleared (demo referee)")
+            return
+        for alert in st.alerts:
+            if not alert.open or alert.id in self._acted or not alert.kind.startswith("camera_"):
+                continue
+            self._acted.add(alert.id)
+            verdict = "confirm" if alert.kind == "camera_uncertain" else "reject"
+            self.command(verdict, alert.id, alert_id=alert.id)
+
+    def close(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()
