@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from controller.engine import camera, claims, penalties, procedure, wins
+from controller.engine.effects import SetLed
 from controller.engine.errors import Reject
 from controller.engine.events import ChooseVoid, Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
@@ -147,8 +148,10 @@ class SichuanExtension(EngineExtension):
         return sichuan_live_wall(self.rules, hand.wall_physical, hand.dealer, hand.dice[0])
 
     def after_deal(self, state: GameState, fx: list[Effect]) -> GameState:
-        """After the deal every seat chooses its missing suit at the same time (L346)."""
+        """After the deal every seat chooses its missing suit at the same time (L346): every seat's LED is on
+        until it has chosen."""
         assert state.hand is not None
+        fx.extend(SetLed(seat=s, on=True) for s in range(4) if s != state.hand.dealer)
         return replace(state, phase=Phase.VOID, hand=replace(state.hand, extra=SichuanHand()))
 
     def _choose_void(self, state: GameState, ev: ChooseVoid, fx: list[Effect]) -> GameState:
@@ -171,10 +174,12 @@ class SichuanExtension(EngineExtension):
             if s.fully_known and face not in s.known:
                 raise Reject("not_held", f"seat {seat} does not hold {face.code}")
         ext = replace(ext, voids=_set(ext.voids, seat, ev.suit), void_tiles=_set(ext.void_tiles, seat, face))
+        fx.append(SetLed(seat=seat, on=False))
         if any(v is None for v in ext.voids):
             return _with_extra(state, ext)
         # all four are down: turned up at the same time, the dealer begins play (L348)
         state = _with_extra(state, replace(ext, revealed=True))
+        fx.append(SetLed(seat=hand.dealer, on=True))
         return procedure.finish_flowers(replace(state, phase=Phase.FLOWERS), fx)
 
     # --- legality -----------------------------------------------------------------------------------------

@@ -26,7 +26,9 @@ from mjtable.demo.stack import DEFAULT_CAMERA, DemoOptions, DemoStack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", default="mcr-2006", help="mcr-1998 | mcr-2006 | mcr-2017 (default mcr-2006)")
+    parser.add_argument("--rules", default="mcr-2006",
+                        help="mcr-1998 | mcr-2006 | mcr-2017 | sichuan-sbr-2025 | riichi-hkma-2025 "
+                             "(default mcr-2006; the bots play MCR style)")
     parser.add_argument("--seed", type=int, default=1, help="walls and bot choices (dice come from the MCU sim)")
     parser.add_argument("--hands", type=int, default=None,
                         help="cut the session short after N hands (a resumed session keeps its own length)")

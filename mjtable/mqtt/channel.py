@@ -66,11 +66,15 @@ class TableChannel:
         delay_queue: where delayed spectator copies wait; pass a persistent
             :class:`~mjtable.mqtt.delay.SpectatorDelayQueue` (same path after a restart) so a crash loses none:
             the copies it holds are released by :meth:`tick` at their due times.  In memory when None.
+        record_events: called once when the game ends (``game_end``); returns the accepted engine events (e.g.
+            ``lambda: record_from_journal(journal_path)["events"]``), published as the complete game record on
+            the referee-only ``referee/record`` topic (:meth:`publish_record`).  None: the owner calls it.
     """
 
     def __init__(self, table_id: str, publisher: Publisher, *, clock: Callable[[], float] = time.time,
                  spectator_delay_s: float = 0.0, game_id: str | None = None, validate: bool = True,
-                 first_seq: int = 0, delay_queue: SpectatorDelayQueue | None = None) -> None:
+                 first_seq: int = 0, delay_queue: SpectatorDelayQueue | None = None,
+                 record_events: Callable[[], list[dict[str, Any]]] | None = None) -> None:
         if not 0.0 <= spectator_delay_s <= MAX_SPECTATOR_DELAY_S:
             raise ValueError(f"spectator delay must be 0..{MAX_SPECTATOR_DELAY_S:.0f} s, not {spectator_delay_s}")
         self.topics = TableTopics(table_id)
@@ -80,6 +84,7 @@ class TableChannel:
         self.game_id = game_id or f"{table_id}-{int(clock())}"
         self.validate = validate
         self.seq = first_seq
+        self.record_events = record_events
         self.delay_queue = delay_queue if delay_queue is not None else SpectatorDelayQueue(None)
         # in-memory mirror of the queue (due_s, topic, payload, retain, rowid); the queue is the truth on restart
         self._delayed: deque[tuple[float, str, bytes, bool, int]] = deque(
@@ -213,3 +218,5 @@ class TableChannel:
                                             "hands_played": hand_no,
                                             "infractions": list(self._infractions.values())},
                                event_id=f"{self.game_id}:end")
+            if self.record_events is not None:
+                self.publish_record(self.record_events())

@@ -31,26 +31,23 @@ class RecordError(ValueError):
 
 def engine_record(events: Sequence[dict[str, Any]], *, table: str, game: str) -> dict[str, Any]:
     """The record of ``events`` (accepted engine input events, ``session_start`` first)."""
-    doc = {"schema": SCHEMA, "table": table, "game": game, "rules": "", "players": [], "events": list(events)}
-    check_record(doc)
-    first = events[0]
-    doc["rules"] = str(first.get("rules", ""))
-    doc["players"] = [str(p) for p in first.get("players", [])]
-    return doc
+    first = events[0] if events else {}
+    doc = {"schema": SCHEMA, "table": table, "game": game, "rules": str(first.get("rules", "")),
+           "players": [str(p) for p in first.get("players", [])], "events": list(events)}
+    return check_record(doc)
 
 
 def check_record(doc: Any) -> dict[str, Any]:
-    """Return ``doc`` if it is an engine record, else raise :class:`RecordError` naming the problem."""
+    """Return ``doc`` if it is an engine record (JSON Schema ``mjtable/schemas/engine_record.json``), else raise
+    :class:`RecordError` naming the problem."""
+    from mjtable import schemas
+
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise RecordError(f"not an {SCHEMA} document")
-    for key in ("table", "game"):
-        if not isinstance(doc.get(key), str) or not doc[key]:
-            raise RecordError(f"an engine record needs a non-empty {key!r}")
-    events = doc.get("events")
-    if not isinstance(events, list) or not events or not all(isinstance(e, dict) for e in events):
-        raise RecordError("an engine record needs a non-empty list of event objects")
-    if events[0].get("type") != "session_start":
-        raise RecordError("an engine record starts with the session_start event")
+    try:
+        schemas.validate("engine_record", doc)
+    except schemas.PayloadError as exc:
+        raise RecordError(str(exc)) from exc
     return doc
 
 

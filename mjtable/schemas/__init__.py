@@ -23,6 +23,7 @@ NAMES = {
     "command": "mjtable.command/1",
     "command_result": "mjtable.command_result/1",
     "game_record": "mjtable.game_record/1",
+    "engine_record": "mjtable.engine_record/1",
 }
 
 

@@ -27,7 +27,7 @@ from firmware_bridge.session import LinkTiming
 from hw.backend import PinBackend
 from hw.factory import open_backend
 from hw.panel import TablePanel
-from mjtable.config import Config, ConfigError, load_config
+from mjtable.config import LOG_LEVELS, Config, ConfigError, load_config
 from mjtable.mqtt.channel import TableChannel, status_message
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher, Publisher
@@ -137,7 +137,7 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, help="the table's TOML config (see deploy/table.toml.example)")
-    parser.add_argument("--log-level", default=None, help="override service.log_level")
+    parser.add_argument("--log-level", default=None, choices=LOG_LEVELS, help="override service.log_level")
 
 
 async def serve(service: TableService) -> None:

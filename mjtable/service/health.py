@@ -26,7 +26,7 @@ class Health:
     def __init__(self, path: Path | None, clock: Callable[[], float]) -> None:
         self.path = path
         self.clock = clock
-        self.parts: dict[str, str] = dict.fromkeys(PARTS, "off: not started")
+        self.parts: dict[str, str] = dict.fromkeys(PARTS, "off: starting")
         self.listeners: list[Callable[[Health], None]] = []
 
     def set(self, part: str, state: str) -> None:

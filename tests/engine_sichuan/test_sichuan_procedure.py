@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from controller.engine.effects import InfractionEffect, McuCommand
+from controller.engine.effects import InfractionEffect, McuCommand, Rejected
 from controller.engine.ext_sichuan import sichuan_of
 from controller.engine.registry import ruleset_for
+from controller.engine.simulate import SimRun
 from controller.engine.state import Phase
+from controller.engine.step import step
 from controller.views import public_view, referee_view
 from tests.engine_sichuan.table_helpers import Table, stacked_wall
 
@@ -202,3 +204,31 @@ def test_promoted_kong_with_the_drawn_tile_pays_one_from_each() -> None:
     t.pass_all()
     assert t.state.session.scores == (-1, -1, 3, -1)
     assert public_view(t.state)["sichuan"]["ledger"][-1]["note"].startswith("promoted_timely")
+
+
+def test_two_winners_on_one_discard_then_the_discarder_deals() -> None:
+    """一炮多响: every player who calls 和 on the discard wins, each paid by the discarder (L470, L518); the hand
+    goes on without them (L466); several first winners at once: the discarder deals next (L482)."""
+    hands = {0: "123456789m12345p", 1: "234456m78m999s22s", 3: "1123456778m555s"}
+    t = _table(draws="", hands=hands)
+    _voids(t, {0: "s", 1: "p", 2: "m", 3: "p"})
+    t.ok({"type": "discard", "seat": 0, "tile": "9m"})
+    t.ok({"type": "claim", "seat": 1, "kind": "win"})
+    t.ok({"type": "claim", "seat": 3, "kind": "win"})
+    t.ok({"type": "button", "seat": 2, "button": "pass"})
+    hand = t.state.hand
+    assert hand is not None and hand.result is None
+    assert sorted(w for r in hand.wins for w in r.winners) == [1, 3]
+    assert hand.seats[1].out and hand.seats[3].out
+    scores = t.state.session.scores
+    assert scores[0] < 0 and scores[2] == 0 and scores[0] == -(scores[1] + scores[3])
+    ext = sichuan_of(hand)
+    assert ext is not None and ext.first_winners == (1, 3) and ext.first_discarder == 0
+    run = SimRun(rules=R, seed=0)  # the bots play the hand out (seats 0 and 2 are still in)
+    state = t.state
+    while state.phase is not Phase.HAND_OVER:
+        ev = run.next_event(state)
+        assert ev is not None
+        state, fx = step(state, ev)
+        assert not (fx and isinstance(fx[0], Rejected)), fx
+    assert state.session.dealer == 0

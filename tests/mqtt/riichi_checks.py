@@ -114,8 +114,6 @@ def check_tenhou(doc: dict[str, Any], *, start_points: int, final_points: list[i
                     last_discard[s] = d
                     assert sum(hand.values()) + 3 * melds[s] == 13
                     break
-                else:  # pragma: no cover
-                    pass
             assert di == len(dahai), f"hand {n} seat {s}: {len(dahai) - di} discards left over"
             hands.append(hand)
         assert all(v <= 4 for v in seen.values()), f"hand {n}: more than four of a kind"

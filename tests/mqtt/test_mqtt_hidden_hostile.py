@@ -49,7 +49,8 @@ def words(doc: Any) -> list[str]:
 
 
 def hostile_event(state: Any, rng: random.Random, n: int, at_s: float) -> Any | None:
-    """One event a careless player, a wrong button or a misreading camera could produce now."""
+    """One event a careless player, a wrong button or a misreading camera could produce now (illegal riichi
+    declarations and false wins included: their rejections and infractions quote hands)."""
     hand = state.hand
     if hand is None or state.phase.value in ("building", "hand_over", "session_over"):
         return None
@@ -59,14 +60,23 @@ def hostile_event(state: Any, rng: random.Random, n: int, at_s: float) -> Any | 
     seat, code = rng.choice(held)
     turn = hand.turn if hand.turn is not None else 0
     eid = f"h{n}"
-    pick = rng.randrange(7)
+    pick = rng.randrange(9)
+    if pick == 7 and hand.turn is not None:  # a riichi declared with a discard, legal or not
+        mine = [c for s, c in held if s == turn]
+        if mine:
+            return events.Discard(id=eid, at_s=at_s, seat=turn, tile=rng.choice(mine), riichi=True)
+        return None
+    if pick == 8 and hand.turn is not None and rng.random() < 0.3:  # a (usually false) win on one's own draw
+        return events.DeclareWin(id=eid, at_s=at_s, seat=turn)
+    if pick >= 7:
+        return None
     if pick == 0:  # a player discards a tile he holds out of turn
         other = [(s, c) for s, c in held if s != turn] or held
         seat, code = rng.choice(other)
         return events.Discard(id=eid, at_s=at_s, seat=seat, tile=code)
     if pick == 1:  # the turn player "discards" a tile another player holds (he does not)
-        mine = {c for s, c in held if s == turn}
-        foreign = [c for s, c in held if s != turn and c not in mine]
+        held_by_turn = {c for s, c in held if s == turn}
+        foreign = [c for s, c in held if s != turn and c not in held_by_turn]
         if not foreign:
             return None
         return events.Discard(id=eid, at_s=at_s, seat=turn, tile=rng.choice(foreign))

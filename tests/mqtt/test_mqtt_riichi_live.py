@@ -184,3 +184,38 @@ def test_bad_input_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     assert rec.records == 1 and len(store.records()) == 1
     (tmp_path / "empty.jsonl").write_text("")
     assert import_journals(store, [tmp_path / "empty.jsonl"])["event"] == "error"
+
+
+def test_channel_publishes_the_record_itself_at_the_game_end_and_the_recorder_exports_it(tmp_path: Path) -> None:
+    """The table's channel (record_events callback) -> referee/record at game_end -> recorder -> export files."""
+    views = pytest.importorskip("controller.views")
+    broker = MemoryBroker()
+    journal: list[dict[str, Any]] = []
+    channel = TableChannel("T3", FakePublisher(broker, "table-T3"), game_id="T3-g1",
+                           record_events=lambda: list(journal))
+    last: list[Any] = []
+
+    def sink(ev: Any, state: Any, fx: Any) -> None:
+        journal.append(ev.to_json())  # what the journal holds once the step is accepted
+        channel.publish_state(views.public_view(state, "T3"), views.referee_view(state, "T3", with_waits=False))
+        last[:] = [state]
+
+    sim.SimRun(rules=RULES, seed=21, hands_total=1, sink=sink).play()
+    records = broker.messages(channel.topics.referee_record)
+    assert len(records) == 1 and records[0].retain
+    assert json.loads(records[0].payload)["events"] == journal
+    store = SqlEventStore(f"sqlite:///{tmp_path / 'rec.db'}")
+    rec = Recorder(store, "127.0.0.1", 1)
+    recorder_reads = ("mjtable/v1/table/+/events", "mjtable/v1/table/+/status", "mjtable/v1/table/+/referee/record")
+    from paho.mqtt.client import topic_matches_sub
+
+    for m in broker.log:
+        if any(topic_matches_sub(f, m.topic) for f in recorder_reads):
+            rec.handle(m.topic, m.payload)
+    assert rec.rejected == 0 and rec.records == 1
+    summary = export(store, tmp_path / "out")
+    assert summary["games"] == 1 and summary["riichi_exports"] == 1
+    tenhou = json.loads((tmp_path / "out" / "T3-g1.tenhou.json").read_text())
+    assert check_tenhou(tenhou, start_points=START, final_points=final_points(last[0])) == len(last[0].history)
+    assert (tmp_path / "out" / "T3-g1.json").exists() and (tmp_path / "out" / "T3-g1.csv").exists()
+    store.close()
