@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from controller.engine.events import EventFormatError, event_from_json
-from controller.engine.query import ruleset_of
+from controller.engine.ext import ext_of
 from controller.engine.session import result_json
 from controller.journal import JournalError, fold, read_records
 from controller.views import public_view, referee_view
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         "record": "final", "table": state.config.table_id, "rules": state.config.rules, "seq": state.seq,
         "phase": str(state.phase), "players": list(sess.players), "scores": list(sess.scores),
         "penalties": list(sess.penalties), "net": net,
-        "ranking_points": list(ruleset_of(state).ranking_points(net)),
+        "ranking_points": ext_of(state).ranking_points(state, net),  # area 3b: riichi leftover sticks + uma
         "infractions": [i.to_json() for i in state.infractions],
         "rejections": [{"n": r.n, "id": r.event.get("id"), "reason": r.reason, "message": r.message}
                        for r in rejections],

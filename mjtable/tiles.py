@@ -332,22 +332,28 @@ class Hand:
         return self.code
 
 
-def parse_hand(text: str, *, expect_size: int | Iterable[int] | None = None) -> Hand:
+def parse_hand(
+    text: str, *, expect_size: int | Iterable[int] | None = None, tileset: TileSet | None = None
+) -> Hand:
     """Parse ``[123m]{5555p}1122s`` style text into a :class:`Hand`.
 
     Flowers written among the concealed tiles go to ``Hand.flowers``. ``expect_size`` checks the count
-    (kongs count as 3), e.g. ``13`` before a win tile or ``(13, 14)``.
+    (kongs count as 3), e.g. ``13`` before a win tile or ``(13, 14)``.  Copies are always checked against
+    what any set can hold (4 of a face, 1 of a flower); with ``tileset`` against that set exactly.  A copy
+    too many is reported at its own position.
     """
     concealed: list[Tile] = []
     melds: list[Meld] = []
     flowers: list[Tile] = []
+    placed: list[_TilePos] = []
     i = 0
     n = len(text)
     run_start = 0
 
     def flush(end: int) -> None:
-        for t, _ in _parse_run(text, run_start, end, text):
+        for t, pos in _parse_run(text, run_start, end, text):
             (flowers if t.is_flower else concealed).append(t)
+            placed.append((t, pos))
 
     while i < n:
         ch = text[i]
@@ -363,7 +369,9 @@ def parse_hand(text: str, *, expect_size: int | Iterable[int] | None = None) -> 
             if j > i + 1 and text[j - 1] in "<^>":
                 rel = Relative(text[j - 1])
                 inner_end = j - 1
-            inner = [t for t, _ in _parse_run(text, i + 1, inner_end, text)]
+            inner_placed = _parse_run(text, i + 1, inner_end, text)
+            placed.extend(inner_placed)
+            inner = [t for t, _ in inner_placed]
             melds.append(make_meld(inner, concealed=ch == "{", claimed_from=rel, position=i, text=text))
             i = j + 1
             run_start = i
@@ -372,6 +380,7 @@ def parse_hand(text: str, *, expect_size: int | Iterable[int] | None = None) -> 
             raise NotationError(f"{ch!r} without a matching opening bracket", i, text)
         i += 1
     flush(n)
+    _check_copies(placed, tileset, text)
     hand = Hand(tuple(concealed), tuple(melds), tuple(flowers))
     if expect_size is not None:
         sizes = {expect_size} if isinstance(expect_size, int) else set(expect_size)
@@ -435,6 +444,24 @@ SICHUAN_TILESET = TileSet("Sichuan", _counts(True, False, False))
 TILESETS: dict[str, TileSet] = {"mcr": MCR_TILESET, "riichi": RIICHI_TILESET, "sichuan": SICHUAN_TILESET}
 #: Size per tile set, in tiles: MCR 144, riichi 136, Sichuan 108.
 TILESET_SIZES = {name: ts.total for name, ts in TILESETS.items()}
+
+
+def _check_copies(placed: Sequence[_TilePos], tileset: TileSet | None, text: str) -> None:
+    """Raise at the position of the first tile that is one copy too many."""
+    if tileset is not None:
+        for end in range(len(placed)):
+            try:
+                tileset.check([t for t, _ in placed[: end + 1]])
+            except NotationError as err:
+                raise NotationError(err.reason, placed[end][1], text) from None
+        return
+    seen: Counter[int] = Counter()
+    for t, pos in placed:
+        seen[t.kind] += 1
+        limit = 1 if t.is_flower else 4
+        if seen[t.kind] > limit:
+            what = "fifth copy" if limit == 4 else "second copy"
+            raise NotationError(f"{what} of {t.plain.code}: no tile set has more than {limit}", pos, text)
 
 
 def check_hand(hand: Hand, tileset: TileSet, *, extra: Iterable[Tile] = (), text: str = "") -> None:

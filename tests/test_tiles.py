@@ -96,3 +96,21 @@ def test_format_parse_round_trip(tiles: list[Tile]) -> None:
 def test_check_accepts_honors_and_flowers_in_every_set() -> None:
     check_hand(parse_hand("123456789m234p7z1f"), MCR_TILESET)
     check_hand(parse_hand("123456789m0p34p77z"), RIICHI_TILESET)
+
+
+def test_copy_too_many_is_reported_at_its_position() -> None:
+    with pytest.raises(NotationError, match="fifth copy of 5m") as err:
+        parse_hand("1234m5555m5m")
+    assert err.value.position == 10
+    with pytest.raises(NotationError, match="fifth copy of 1m") as err:
+        parse_hand("[1111m]1m")
+    assert err.value.position == 7
+    with pytest.raises(NotationError, match="second copy of 3f") as err:
+        parse_hand("123m3f3f")
+    assert err.value.position == 6
+    with pytest.raises(NotationError, match="red fives") as err:
+        parse_hand("0p0p", tileset=RIICHI_TILESET)
+    assert err.value.position == 2
+    with pytest.raises(NotationError, match="not in the Sichuan") as err:
+        parse_hand("123m1z", tileset=SICHUAN_TILESET)
+    assert err.value.position == 4

@@ -19,145 +19,46 @@ it keeps 14 tiles (L23, L348-L349).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from controller.engine import camera, penalties
 from controller.engine.errors import Reject
-from controller.engine.events import Claim, ConcealedKong, Discard, Event, PromotedKong
+from controller.engine.events import ButtonPressed, Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
+from controller.engine.ext_riichi_state import (
+    FALSE_WIN_POINTS,
+    FOUR_FALSE,
+    MAX_KANS,
+    STICK,
+    RiichiHand,
+    RiichiSession,
+    closed_hand,
+    dead_wall,
+    dora_indicators,
+    hand_of,
+    kans,
+    riichi_of,
+    session_of,
+    set_at,
+    shape_waits,
+    tenpai_waits,
+    ura_indicators,
+)
 from controller.engine.procedure import finish_flowers, parse_tile
-from controller.engine.query import player_index, scoring_hand
+from controller.engine.query import player_index
 from controller.engine.ruleset import ClaimKind, WinSituation
 from controller.engine.session import add_scores, end_hand
-from controller.engine.shanten import is_complete
-from controller.engine.state import GameState, HandResult, HandState, Phase, SeatState, SessionState
+from controller.engine.state import GameState, HandResult, HandState, Phase, SessionState
 from controller.riichi.settlement import FinalScores
 from controller.riichi.table import PAO_YAKU
 from controller.riichi.tenpai import completing_tiles
-from mjtable.tiles import Hand, MeldKind, Tile, tile_counts
+from mjtable.tiles import Hand, MeldKind, Tile
 
 if TYPE_CHECKING:
     from controller.bots import Action, Bot
     from controller.engine.effects import Effect
     from controller.riichi.ruleset import RiichiRuleset
-
-STICK = 1000  # a riichi deposit (L366)
-FALSE_WIN_POINTS = 25  # 錯和: level 5 league points (L651, L515)
-DEAD = 14
-MAX_KANS = 4  # no fifth kan (L319)
-Vec = tuple[int, int, int, int]
-FOUR_FALSE = (False, False, False, False)
-FOUR_TRUE = (True, True, True, True)
-
-
-def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:
-    return (*t[:i], v, *t[i + 1:])
-
-
-@dataclass(frozen=True, slots=True)
-class RiichiHand:
-    """Riichi state of one hand (``HandState.extra``).
-
-    ``pending``: the seat whose declaration tile is still open: its stick goes down once nobody rons it
-    (L366, L371); ``first_round``: the seat has not discarded yet (double riichi, tenhou/chiihou, L364);
-    ``calls_made``: any call or kan interrupted the first go-around; ``temp_furiten`` / ``riichi_furiten``:
-    passed a winning tile (until the seat's next discard / for the rest of the hand after riichi, L393-L394);
-    ``pao``: per seat the liable seat and yakuman name (L730-L738); ``tenpai`` at an exhaustive draw;
-    ``redeal``: the hand ended by a false win with 20+ live tiles left (L657).
-    """
-
-    riichi: tuple[bool, ...] = FOUR_FALSE
-    double: tuple[bool, ...] = FOUR_FALSE
-    ippatsu: tuple[bool, ...] = FOUR_FALSE
-    pending: int | None = None
-    first_round: tuple[bool, ...] = FOUR_TRUE
-    calls_made: bool = False
-    temp_furiten: tuple[bool, ...] = FOUR_FALSE
-    riichi_furiten: tuple[bool, ...] = FOUR_FALSE
-    pao: tuple[tuple[int, str] | None, ...] = (None, None, None, None)
-    tenpai: tuple[bool, ...] | None = None
-    redeal: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class RiichiSession:
-    """``honba`` counters (L440), ``sticks`` riichi deposits on the table (L47), ``kyoku`` 0..3 in the round."""
-
-    honba: int = 0
-    sticks: int = 0
-    kyoku: int = 0
-
-
-def riichi_of(hand: HandState | None) -> RiichiHand | None:
-    if hand is None or not isinstance(hand.extra, RiichiHand):
-        return None
-    return hand.extra
-
-
-def session_of(sess: SessionState) -> RiichiSession:
-    return sess.extra if isinstance(sess.extra, RiichiSession) else RiichiSession()
-
-
-def dead_wall(hand: HandState) -> tuple[Tile, ...]:
-    """The 14 dead-wall tiles (empty when the faces are unknown: partial information)."""
-    dead = hand.wall[hand.wall_size:hand.wall_size + DEAD]
-    return dead if len(dead) == DEAD else ()
-
-
-def kans(hand: HandState) -> int:
-    """Kans declared this hand (a robbed added kan stays a pon: it never existed, L349)."""
-    return sum(1 for s in hand.seats for m in s.melds if m.kind in (MeldKind.KONG, MeldKind.CONCEALED_KONG))
-
-
-def dora_indicators(hand: HandState) -> tuple[Tile, ...]:
-    """The dora indicator and one kan-dora per kan, revealed at once (L37)."""
-    dead = dead_wall(hand)
-    return (dead[4], *dead[5:5 + kans(hand)]) if dead else ()
-
-
-def ura_indicators(hand: HandState) -> tuple[Tile, ...]:
-    """Ura-dora under each revealed indicator (only for a riichi winner, L38)."""
-    dead = dead_wall(hand)
-    return (dead[9], *dead[10:10 + kans(hand)]) if dead else ()
-
-
-def _hand_of(hand: HandState, seat: int, concealed: tuple[Tile, ...] | None = None) -> Hand | None:
-    s = hand.seats[seat]
-    if not s.fully_known:
-        return None
-    try:
-        return scoring_hand(hand, seat, s.known if concealed is None else concealed)
-    except ValueError:
-        return None
-
-
-def _closed(s: SeatState) -> bool:
-    return all(m.kind is MeldKind.CONCEALED_KONG for m in s.melds)
-
-
-def _shape_waits(hand: HandState, seat: int) -> set[int]:
-    """Kinds completing the seat's 13-tile hand's shape (fast count-vector test, for furiten on every
-    discard; empty if unknown or not 13 tiles)."""
-    s = hand.seats[seat]
-    if not s.fully_known or len(s.known) + 3 * len(s.melds) != 13:
-        return set()
-    counts = tile_counts(s.known)
-    out = set()
-    for k in range(34):
-        counts[k] += 1
-        if is_complete(counts, len(s.melds)):
-            out.add(k)
-        counts[k] -= 1
-    return out
-
-
-def _waits(hand: HandState, seat: int) -> set[int]:
-    """Kinds completing the seat's 13-tile hand for tenpai (a pure empty wait is not tenpai, L428)."""
-    h = _hand_of(hand, seat)
-    if h is None or len(h.concealed) + 3 * len(h.melds) != 13:
-        return set()
-    return {t.kind for t in completing_tiles(h)}
 
 
 class RiichiExtension(EngineExtension):
@@ -192,11 +93,17 @@ class RiichiExtension(EngineExtension):
             return None
         seat = getattr(ev, "seat", 0)
         s = hand.seats[seat]
+        if isinstance(ev, ButtonPressed) and ev.button == "riichi":  # the seat's riichi button, then a discard
+            if state.phase is not Phase.TURN or hand.turn != seat:
+                raise Reject("out_of_turn", "riichi is declared in one's own turn, with the discard (L363)")
+            if ext.riichi[seat] or not closed_hand(s):
+                raise Reject("bad_event", "riichi needs a closed hand, once (L363)")
+            return replace(state, hand=replace(hand, extra=replace(ext, intent=seat)))
         if isinstance(ev, Discard) and state.phase is Phase.TURN and hand.turn == seat:
             t = parse_tile(ev.tile)
             if ext.riichi[seat] and hand.drawn is not None and t != hand.drawn:
                 raise Reject("bad_event", f"after riichi the drawn tile {hand.drawn.code} must be discarded (L367)")
-            if ev.riichi:
+            if ev.riichi or ext.intent == seat:
                 self._check_riichi(hand, ext, seat, t)
         elif isinstance(ev, Claim) and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
             if ext.riichi[seat] and ev.kind != ClaimKind.WIN:
@@ -215,9 +122,9 @@ class RiichiExtension(EngineExtension):
         s = hand.seats[seat]
         if ext.riichi[seat]:
             raise Reject("bad_event", f"seat {seat} has already declared riichi")
-        if not _closed(s):
+        if not closed_hand(s):
             raise Reject("bad_event", "riichi needs a closed hand (L363)")
-        h = _hand_of(hand, seat)
+        h = hand_of(hand, seat)
         if h is None:
             return  # partial information: the referee checks the declaration
         if not self.rules.can_riichi(h, t, live_tiles_left=hand.wall_remaining):
@@ -231,7 +138,7 @@ class RiichiExtension(EngineExtension):
             raise Reject("illegal_claim", "after riichi only a kan of the drawn tile is allowed (L368)")
         rest = list(s.known)
         rest.remove(hand.drawn)
-        before = _hand_of(hand, seat, tuple(rest))
+        before = hand_of(hand, seat, tuple(rest))
         four = [x for x in s.known if x.kind == t.kind]
         left = list(s.known)
         for x in four:
@@ -303,14 +210,14 @@ class RiichiExtension(EngineExtension):
 
     @staticmethod
     def _discarded(ext: RiichiHand, seat: int, ev: Event) -> RiichiHand:
-        if isinstance(ev, Discard) and ev.riichi and ev.seat == seat:
+        if ext.intent == seat or (isinstance(ev, Discard) and ev.riichi and ev.seat == seat):
             double = ext.first_round[seat] and not ext.calls_made  # double riichi (L364)
-            ext = replace(ext, riichi=_set(ext.riichi, seat, True), double=_set(ext.double, seat, double),
-                          ippatsu=_set(ext.ippatsu, seat, True), pending=seat)
+            ext = replace(ext, riichi=set_at(ext.riichi, seat, True), double=set_at(ext.double, seat, double),
+                          ippatsu=set_at(ext.ippatsu, seat, True), pending=seat)
         else:
-            ext = replace(ext, ippatsu=_set(ext.ippatsu, seat, False))  # one go-around has passed (L769)
-        return replace(ext, first_round=_set(ext.first_round, seat, False),
-                       temp_furiten=_set(ext.temp_furiten, seat, False))
+            ext = replace(ext, ippatsu=set_at(ext.ippatsu, seat, False))  # one go-around has passed (L769)
+        return replace(ext, first_round=set_at(ext.first_round, seat, False),
+                       temp_furiten=set_at(ext.temp_furiten, seat, False), intent=None)
 
     @staticmethod
     def _called(hand: HandState, before: HandState, ext: RiichiHand) -> RiichiHand:
@@ -334,7 +241,7 @@ class RiichiExtension(EngineExtension):
                                                                               MeldKind.CONCEALED_KONG)) == 4:
                 name = PAO_YAKU["kans"]
             if name is not None:  # 包牌: only the first liable player counts (L730-L738)
-                ext = replace(ext, pao=_set(ext.pao, seat, (last.claimed_from, name)))
+                ext = replace(ext, pao=set_at(ext.pao, seat, (last.claimed_from, name)))
         return ext
 
     @staticmethod
@@ -343,9 +250,9 @@ class RiichiExtension(EngineExtension):
         for seat in range(4):
             if seat == discarder or seat in winners or before.seats[seat].out:
                 continue
-            if t.kind in _shape_waits(before, seat):
-                ext = replace(ext, temp_furiten=_set(ext.temp_furiten, seat, True),
-                              riichi_furiten=_set(ext.riichi_furiten, seat, ext.riichi_furiten[seat]
+            if t.kind in shape_waits(before, seat):
+                ext = replace(ext, temp_furiten=set_at(ext.temp_furiten, seat, True),
+                              riichi_furiten=set_at(ext.riichi_furiten, seat, ext.riichi_furiten[seat]
                                                   or ext.riichi[seat]))
         return ext
 
@@ -359,7 +266,7 @@ class RiichiExtension(EngineExtension):
             return False
         if ext.temp_furiten[seat] or ext.riichi_furiten[seat]:
             return True
-        waits = _shape_waits(hand, seat)
+        waits = shape_waits(hand, seat)
         return any(p.tile.kind in waits for p in hand.seats[seat].pond)
 
     def win_situation(self, state: GameState, sit: WinSituation) -> WinSituation:
@@ -397,7 +304,7 @@ class RiichiExtension(EngineExtension):
             state = camera.raise_alert(state, "settlement_needed", "exhaustive draw: settle the noten payments "
                                        "by the declarations (L427-L433)", {}, fx)
             return state, result
-        tenpai = tuple(bool(_waits(hand, s)) for s in range(4))  # every tenpai hand declares [DESIGN]
+        tenpai = tuple(bool(tenpai_waits(hand, s)) for s in range(4))  # every tenpai hand declares [DESIGN]
         pay = self.rules.noten_payments(tenpai)
         state = replace(state, hand=replace(hand, extra=replace(ext, tenpai=tenpai)))
         total = [a + b for a, b in zip(result.payments, pay, strict=True)]
@@ -479,9 +386,9 @@ class RiichiExtension(EngineExtension):
                 if default.kind == "declare_win" or hand.drawn is None:
                     return default
                 return Action("discard", (("tile", hand.drawn.code),))
-            if default.kind == "discard" and _closed(s) and hand.wall_remaining >= 4:
+            if default.kind == "discard" and closed_hand(s) and hand.wall_remaining >= 4:
                 t = parse_tile(dict(default.fields)["tile"])
-                h = _hand_of(hand, seat)
+                h = hand_of(hand, seat)
                 if h is not None and self.rules.can_riichi(h, t, live_tiles_left=hand.wall_remaining):
                     return Action("discard", (*default.fields, ("riichi", True)))
             return default
@@ -497,4 +404,5 @@ def _concealed_kong(four: list[Tile]) -> Any:
     return make_meld(tuple(four), concealed=True)
 
 
-__all__ = ["RiichiExtension", "RiichiHand", "RiichiSession", "dora_indicators", "riichi_of", "ura_indicators"]
+__all__ = ["RiichiExtension", "RiichiHand", "RiichiSession", "dead_wall", "dora_indicators", "kans", "riichi_of",
+           "session_of", "ura_indicators"]

@@ -11,123 +11,39 @@ hand result's payments.  Every ledger line sums to zero, so the session stays ze
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from controller.engine import camera, claims, penalties, procedure, wins
 from controller.engine.effects import SetLed
 from controller.engine.errors import Reject
 from controller.engine.events import ChooseVoid, Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
+from controller.engine.ext_sichuan_state import (
+    PIG_POINTS,
+    SUITS,
+    SichuanHand,
+    Vec,
+    pay_line,
+    seat_hand,
+    set_at,
+    sichuan_live_wall,
+    sichuan_of,
+    vec4,
+    with_extra,
+)
 from controller.engine.query import scoring_hand
 from controller.engine.ruleset import ClaimKind, WinSituation
-from controller.engine.session import add_scores
 from controller.engine.shanten import is_complete
 from controller.engine.state import GameState, HandResult, HandState, Phase, SessionState
 from controller.sichuan.fans import winning_tiles
-from controller.sichuan.settlement import DrawSeat, KongMoney, KongType, refund_all, settle_draw
+from controller.sichuan.settlement import DrawSeat, KongType, refund_all, settle_draw
 from mjtable.tiles import Hand, MeldKind, Tile, make_meld, tile_counts
 
 if TYPE_CHECKING:
     from controller.bots import Action, Bot
     from controller.engine.effects import Effect
     from controller.sichuan.ruleset import SichuanRuleset
-
-SUITS = ("m", "p", "s")
-T = TypeVar("T")
-Vec = tuple[int, int, int, int]
-PIG_POINTS = 24  # 主动花猪: category 2 deduction (L352, L630, L774)
-
-
-def _t4(v: list[int]) -> Vec:
-    return (v[0], v[1], v[2], v[3])
-
-
-def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:
-    return (*t[:i], v, *t[i + 1:])
-
-
-@dataclass(frozen=True, slots=True)
-class SichuanHand:
-    """Sichuan state of one hand (``HandState.extra``).
-
-    ``voids``: each seat's 定缺 (hidden until ``revealed``: all four chose, L346-L348); ``void_tiles``: the
-    face-down tile that must be the seat's first discard (no-card procedure, L348); ``discarded_other``: the
-    seat discarded a non-void tile (查花猪, L574); ``pigs``: 主动花猪 already judged (L352); ``kongs``: kong
-    money paid this hand, kept for refunds (L504-L506, L654); ``last_kong``: index of the latest kong;
-    ``kong_discard``: the seat whose open discard follows its own kong (杠上炮, L545); ``first_winners`` /
-    ``first_discarder``: the hand's first win (next dealer, L478-L482); ``ledger``: money lines
-    ``(kind, deltas, note)``, each summing to zero; ``passed_fan``: the best fan a seat let pass since its
-    turn last began (顺和, L248).
-    """
-
-    voids: tuple[str | None, ...] = (None, None, None, None)
-    void_tiles: tuple[Tile | None, ...] = (None, None, None, None)
-    revealed: bool = False
-    discarded_other: tuple[bool, ...] = (False, False, False, False)
-    pigs: tuple[bool, ...] = (False, False, False, False)
-    kongs: tuple[KongMoney, ...] = ()
-    last_kong: int | None = None
-    kong_discard: int | None = None
-    promoted_timely: bool = False
-    first_winners: tuple[int, ...] = ()
-    first_discarder: int | None = None
-    ledger: tuple[tuple[str, Vec, str], ...] = ()
-    passed_fan: tuple[int | None, ...] = (None, None, None, None)
-
-
-def sichuan_of(hand: HandState | None) -> SichuanHand | None:
-    """The hand's Sichuan state, or None (not a Sichuan hand, or not dealt yet)."""
-    if hand is None or not isinstance(hand.extra, SichuanHand):
-        return None
-    return hand.extra
-
-
-def _with_extra(state: GameState, ext: SichuanHand) -> GameState:
-    assert state.hand is not None
-    return replace(state, hand=replace(state.hand, extra=ext))
-
-
-def _pay(state: GameState, ext: SichuanHand, kind: str, deltas: Vec, note: str) -> tuple[GameState, SichuanHand]:
-    """Apply a money line now and keep it in the ledger."""
-    if any(deltas):
-        state = add_scores(state, deltas)
-    return state, replace(ext, ledger=(*ext.ledger, (kind, deltas, note)))
-
-
-def _seat_hand(hand: HandState, seat: int) -> Hand:
-    """The seat's known tiles as a Hand (melds with unknown faces are left out)."""
-    s = hand.seats[seat]
-    try:
-        return scoring_hand(hand, seat, s.known)
-    except ValueError:
-        return Hand(s.known, ())
-
-
-def sichuan_live_wall(rules: SichuanRuleset, physical: Sequence[T], dealer: int,
-                      dice: tuple[int, int]) -> tuple[T, ...]:
-    """The wall in draw order.  Physical layout as in docs/engine.md, but with the Sichuan side lengths:
-    ``p = (start[ring] + k) * 2 + level``, ``ring`` 0..3 = the walls of seats 0, 3, 2, 1 (clockwise),
-    ``start`` the cumulative stacks with seats E/S/W/N building 14/13/14/13 stacks (L310).  The dealer's
-    throw: the sum names the wall (L322-L328), the smaller die the stacks counted from its right end (L332);
-    the draw starts after them, clockwise (our reading, as for MCR)."""
-    sides = rules.wall_stacks()
-    ring_seats = (0, 3, 2, 1)
-    start = [0, 0, 0, 0]
-    for r in range(1, 4):
-        start[r] = start[r - 1] + sides[ring_seats[r - 1]]
-    stacks = sum(sides)
-    if len(physical) != 2 * stacks:
-        raise Reject("bad_event", f"a Sichuan wall has {2 * stacks} tiles, got {len(physical)}")
-    owner, skip = rules.break_point(dealer, dice)
-    first = (start[ring_seats.index(owner)] + skip) % stacks
-    out: list[T] = []
-    for i in range(stacks):
-        g = (first + i) % stacks
-        out.append(physical[2 * g])
-        out.append(physical[2 * g + 1])
-    return tuple(out)
 
 
 class SichuanExtension(EngineExtension):
@@ -173,12 +89,12 @@ class SichuanExtension(EngineExtension):
                 raise Reject("bad_event", f"the face-down tile {face.code} is not of the missing suit {ev.suit}")
             if s.fully_known and face not in s.known:
                 raise Reject("not_held", f"seat {seat} does not hold {face.code}")
-        ext = replace(ext, voids=_set(ext.voids, seat, ev.suit), void_tiles=_set(ext.void_tiles, seat, face))
+        ext = replace(ext, voids=set_at(ext.voids, seat, ev.suit), void_tiles=set_at(ext.void_tiles, seat, face))
         fx.append(SetLed(seat=seat, on=False))
         if any(v is None for v in ext.voids):
-            return _with_extra(state, ext)
+            return with_extra(state, ext)
         # all four are down: turned up at the same time, the dealer begins play (L348)
-        state = _with_extra(state, replace(ext, revealed=True))
+        state = with_extra(state, replace(ext, revealed=True))
         fx.append(SetLed(seat=hand.dealer, on=True))
         return procedure.finish_flowers(replace(state, phase=Phase.FLOWERS), fx)
 
@@ -228,7 +144,7 @@ class SichuanExtension(EngineExtension):
         if s.dead is None or not s.fully_known or ext is None:
             return True
         void = ext.voids[seat]
-        base = _seat_hand(hand, seat)
+        base = seat_hand(hand, seat)
         same = [x for x in base.concealed if x.kind == t.kind]
         if kind is ClaimKind.PUNG:
             if len(same) < 2:
@@ -279,9 +195,9 @@ class SichuanExtension(EngineExtension):
         kong money refunded, no win this hand [DESIGN, as controller/sichuan/table.py] (L248, L782-L784); the
         call counts as a pass."""
         deltas, kongs = refund_all(seat, list(ext.kongs))
-        ext = replace(ext, kongs=tuple(kongs), passed_fan=_set(ext.passed_fan, seat, None))
-        state, ext = _pay(state, ext, "kong_refund", deltas, f"顺和 seat {seat} (L784)")
-        state = _with_extra(state, ext)
+        ext = replace(ext, kongs=tuple(kongs), passed_fan=set_at(ext.passed_fan, seat, None))
+        state, ext = pay_line(state, ext, "kong_refund", deltas, f"顺和 seat {seat} (L784)")
+        state = with_extra(state, ext)
         state = penalties.record(state, seat, "passed_win", f"顺和: {fan} fan after letting {passed} fan pass "
                                  "(L248)", fx, points=PIG_POINTS)
         h = state.hand
@@ -307,7 +223,7 @@ class SichuanExtension(EngineExtension):
         state, ext = self._wins(state, before, ext)
         state, ext = self._false_wins(old, state, ext, fx)
         ext = self._passed(old, state, ext)
-        return _with_extra(state, ext)
+        return with_extra(state, ext)
 
     def _false_wins(self, old: GameState, state: GameState, ext: SichuanHand,
                     fx: list[Effect]) -> tuple[GameState, SichuanHand]:
@@ -317,8 +233,8 @@ class SichuanExtension(EngineExtension):
                 continue
             deltas, kongs = refund_all(inf.seat, list(ext.kongs))
             ext = replace(ext, kongs=tuple(kongs))
-            state, ext = _pay(state, ext, "kong_refund", deltas, f"诈和 seat {inf.seat} (L784)")
-            state = _with_extra(state, ext)
+            state, ext = pay_line(state, ext, "kong_refund", deltas, f"诈和 seat {inf.seat} (L784)")
+            state = with_extra(state, ext)
             state = penalties.record(state, inf.seat, "false_win_penalty", "诈和: category 2 (L780)", fx,
                                      points=PIG_POINTS)
         return state, ext
@@ -328,7 +244,7 @@ class SichuanExtension(EngineExtension):
         hand, before = new.hand, old.hand
         assert hand is not None and before is not None
         if hand.turn is not None and hand.turn != before.turn and ext.passed_fan[hand.turn] is not None:
-            ext = replace(ext, passed_fan=_set(ext.passed_fan, hand.turn, None))
+            ext = replace(ext, passed_fan=set_at(ext.passed_fan, hand.turn, None))
         w = before.claim
         if w is None or old.phase not in (Phase.CLAIMS, Phase.ROB_KONG) \
                 or new.phase in (Phase.CLAIMS, Phase.ROB_KONG):
@@ -341,7 +257,7 @@ class SichuanExtension(EngineExtension):
             fan = self.win_fan(old, seat, w.tile, w.discard_seat, robbing=w.robbing)
             if fan is not None:
                 best = max(fan, ext.passed_fan[seat] or 0)
-                ext = replace(ext, passed_fan=_set(ext.passed_fan, seat, best))
+                ext = replace(ext, passed_fan=set_at(ext.passed_fan, seat, best))
         return ext
 
     def _kongs(self, state: GameState, before: HandState, ext: SichuanHand) -> tuple[GameState, SichuanHand]:
@@ -365,7 +281,7 @@ class SichuanExtension(EngineExtension):
                 money = self.rules.kong_payment(seat, kong_type.value, discarder, active)
                 ext = replace(ext, kongs=(*ext.kongs, money), last_kong=len(ext.kongs), promoted_timely=False)
                 note = f"{kong_type.value} kong by seat {seat} (L490-L502)"
-                state, ext = _pay(state, ext, "kong", money.deltas, note)
+                state, ext = pay_line(state, ext, "kong", money.deltas, note)
         return state, ext
 
     def _discards(self, state: GameState, before: HandState, ext: SichuanHand,
@@ -378,17 +294,17 @@ class SichuanExtension(EngineExtension):
                 continue
             t = pond[-1].tile
             ext = replace(ext, kong_discard=seat if before.after_kong else None,
-                          void_tiles=_set(ext.void_tiles, seat, None))
+                          void_tiles=set_at(ext.void_tiles, seat, None))
             void = ext.voids[seat]
             if void is None:
                 continue
             if t.suit != void:
-                ext = replace(ext, discarded_other=_set(ext.discarded_other, seat, True))
-            why = self.rules.discard_violation(_seat_hand(before, seat), t, void)
+                ext = replace(ext, discarded_other=set_at(ext.discarded_other, seat, True))
+            why = self.rules.discard_violation(seat_hand(before, seat), t, void)
             if why is not None and not ext.pigs[seat]:
                 # 主动花猪: the discard stands once in the pool (L776); category 2 and 停和陪打 (L352)
-                ext = replace(ext, pigs=_set(ext.pigs, seat, True))
-                state = _with_extra(state, ext)
+                ext = replace(ext, pigs=set_at(ext.pigs, seat, True))
+                state = with_extra(state, ext)
                 state = penalties.record(state, seat, "active_pig", why, fx, points=PIG_POINTS)
                 h = state.hand
                 assert h is not None
@@ -418,8 +334,8 @@ class SichuanExtension(EngineExtension):
                 and not w.robbing and ext.kongs[k].seat == discarder and not ext.kongs[k].refunded:
             # 杠上炮: that kong's money goes back to its payers (退税, L506)
             money = ext.kongs[k]
-            ext = replace(ext, kongs=_set(ext.kongs, k, money.refund()))
-            state, ext = _pay(state, ext, "kong_refund", money.refund_deltas(), "杠上炮 退税 (L506)")
+            ext = replace(ext, kongs=set_at(ext.kongs, k, money.refund()))
+            state, ext = pay_line(state, ext, "kong_refund", money.refund_deltas(), "杠上炮 退税 (L506)")
         return state, ext
 
     # --- scoring context, hand end, next dealer ---------------------------------------------------------
@@ -453,7 +369,7 @@ class SichuanExtension(EngineExtension):
                 state = camera.raise_alert(state, "settlement_needed", "exhaustive draw: settle 查花猪/查大叫 by "
                                            "the revealed hands (L549-L596)", {"seats": left}, fx)
             else:
-                seats = [DrawSeat(seat=s, hand=_seat_hand(hand, s), void_suit=ext.voids[s] or "m",
+                seats = [DrawSeat(seat=s, hand=seat_hand(hand, s), void_suit=ext.voids[s] or "m",
                                   discarded_other_suit=ext.discarded_other[s], active_pig_declared=ext.pigs[s],
                                   no_win=hand.seats[s].dead is not None) for s in left]
                 res = settle_draw(seats, kongs, self.rules.options)
@@ -461,16 +377,16 @@ class SichuanExtension(EngineExtension):
                 lines.append(("kong_refund", res.kong_refund, "没叫 退杠 (L504)"))
                 for s in res.active_pigs:
                     if not ext.pigs[s]:
-                        ext = replace(ext, pigs=_set(ext.pigs, s, True))
+                        ext = replace(ext, pigs=set_at(ext.pigs, s, True))
                         state = penalties.record(state, s, "active_pig_at_draw",
                                                  "holds the missing suit after discarding another suit (L574)",
                                                  fx, points=PIG_POINTS)
         for _, deltas, _ in lines:
             total = [a + b for a, b in zip(total, deltas, strict=True)]
         ext = replace(ext, kongs=tuple(kongs), ledger=(*ext.ledger, *lines))
-        state = _with_extra(state, ext)
+        state = with_extra(state, ext)
         pay = [a + b for a, b in zip(result.payments, total, strict=True)]
-        return state, replace(result, payments=_t4(pay))
+        return state, replace(result, payments=vec4(pay))
 
     def next_session(self, state: GameState, hand: HandState, result: HandResult,
                      sess: SessionState) -> SessionState:
@@ -517,7 +433,7 @@ class SichuanExtension(EngineExtension):
         s = hand.seats[seat]
         if not s.fully_known or len(s.known) + 3 * len(s.melds) != 13 or s.out:
             return []
-        found = self.rules.waits_with_void(_seat_hand(hand, seat), ext.voids[seat])
+        found = self.rules.waits_with_void(seat_hand(hand, seat), ext.voids[seat])
         return [{"tile": t.code, "fan": fan} for t, fan in found]
 
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
@@ -559,4 +475,4 @@ class SichuanExtension(EngineExtension):
         return default
 
 
-__all__ = ["SichuanExtension", "SichuanHand", "sichuan_of"]
+__all__ = ["SichuanExtension", "SichuanHand", "sichuan_live_wall", "sichuan_of"]

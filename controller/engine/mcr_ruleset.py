@@ -1,7 +1,7 @@
 """The three MCR rulebooks (1998, 2006, 2017) as :class:`controller.engine.ruleset.Ruleset` objects.
 
-Scoring goes through an :class:`McrScorer` port: the real one is area 1's ``controller.mcr`` (imported lazily);
-:class:`GbScorer` wraps the PyMahjongGB C++ calculator (MIT) and is used when ``controller.mcr`` is absent.
+Scoring goes through an :class:`McrScorer` port: the real one is area 1's ``controller.mcr`` (imported lazily,
+no fallback: a broken scorer fails loudly); tests may pass any other implementation explicitly.
 Rule citations are to ``../shared/rules/mcr-rules.md`` and the seeds (``[000:L496]`` = V1998 line 496).
 """
 
@@ -20,7 +20,7 @@ from controller.engine.ruleset import (
     WinSituation,
 )
 from controller.engine.shanten import is_complete, maybe_knitted, shanten
-from mjtable.tiles import MCR_TILESET, Hand, Meld, MeldKind, Relative, Tile, TileSet, tile_counts
+from mjtable.tiles import MCR_TILESET, Hand, Tile, TileSet, tile_counts
 
 MCR_PROFILES = ("mcr-1998", "mcr-2006", "mcr-2017")
 MINIMUM_POINTS = 8  # 起和分 [000:L411; 004:L397; 003:L45@3418]
@@ -72,9 +72,9 @@ class AreaOneScorer:
     """Adapter to ``controller.mcr`` (area 1's scorer, the project's reference)."""
 
     def __init__(self) -> None:
-        from controller import mcr  # type: ignore[import-not-found,unused-ignore]
+        import importlib
 
-        self._mcr: Any = mcr
+        self._mcr: Any = importlib.import_module("controller.mcr")  # raises when the package is broken
 
     def score(self, hand: Hand, situation: WinSituation, rules: str) -> ScoredFans:
         ctx = self._mcr.WinContext(
@@ -94,80 +94,11 @@ class AreaOneScorer:
         return bool(self._mcr.is_complete(hand, win_tile))
 
 
-_GB_SUIT = {"m": "W", "s": "T", "p": "B"}
-
-
-_DRAGON_GB = {5: "J3", 6: "J2", 7: "J1"}  # MahjongGB: J1 = Red (中), J2 = Green (发), J3 = White (白)
-
-
-def _gb(t: Tile) -> str:
-    """PyMahjongGB's tile code: W/B/T + rank for characters/dots/bamboo, F1-F4 winds, J1-J3 dragons."""
-    if t.is_suited:
-        return f"{_GB_SUIT[t.suit]}{t.rank}"
-    if t.is_wind:
-        return f"F{t.rank}"
-    return _DRAGON_GB[t.rank]
-
-
-_OFFER = {Relative.LEFT: 1, Relative.OPPOSITE: 2, Relative.RIGHT: 3}
-
-
-class GbScorer:
-    """Adapter to PyMahjongGB's ``MahjongFanCalculator`` (MCR 2006 fan table, C++, MIT licence)."""
-
-    def __init__(self) -> None:
-        import MahjongGB
-
-        self._calc: Any = MahjongGB.MahjongFanCalculator
-
-    def _pack(self, melds: Sequence[Meld]) -> tuple[tuple[str, str, int], ...]:
-        out: list[tuple[str, str, int]] = []
-        for m in melds:
-            offer = _OFFER.get(m.claimed_from, 1) if m.claimed_from else 1
-            if m.kind is MeldKind.CHOW:
-                idx = 2
-                if m.claimed_tile is not None:
-                    idx = 1 + [t.kind for t in m.tiles].index(m.claimed_tile.kind)
-                out.append(("CHI", _gb(m.tiles[1]), idx))
-            elif m.kind is MeldKind.PUNG:
-                out.append(("PENG", _gb(m.tiles[0]), offer))
-            elif m.kind is MeldKind.KONG:
-                out.append(("GANG", _gb(m.tiles[0]), offer))
-            else:
-                out.append(("GANG", _gb(m.tiles[0]), 0))
-        return tuple(out)
-
-    def score(self, hand: Hand, situation: WinSituation, rules: str) -> ScoredFans:
-        try:
-            raw = self._calc(
-                pack=self._pack(hand.melds), hand=tuple(_gb(t) for t in hand.concealed),
-                winTile=_gb(situation.win_tile), flowerCount=situation.flowers, isSelfDrawn=situation.self_drawn,
-                is4thTile=situation.visible_copies >= 3, isAboutKong=situation.after_kong or situation.robbing_kong,
-                isWallLast=situation.last_tile, seatWind=situation.seat_wind.rank - 1,
-                prevalentWind=situation.round_wind.rank - 1, verbose=True)
-        except TypeError as exc:
-            raise NotWinning(str(exc)) from exc
-        fans = tuple((str(en), int(pts), int(cnt)) for pts, cnt, _cn, en in raw)
-        total = sum(p * c for _n, p, c in fans)
-        flowers = sum(p * c for n, p, c in fans if n == "Flower Tiles")
-        return ScoredFans(fans, total, total - flowers)
-
-    def is_complete(self, hand: Hand, win_tile: Tile) -> bool:
-        try:
-            self._calc(pack=self._pack(hand.melds), hand=tuple(_gb(t) for t in hand.concealed),
-                       winTile=_gb(win_tile), flowerCount=0, isSelfDrawn=False, is4thTile=False,
-                       isAboutKong=False, isWallLast=False, seatWind=0, prevalentWind=0, verbose=False)
-        except TypeError:
-            return False
-        return True
-
-
 def default_scorer() -> McrScorer:
-    """``controller.mcr`` when it is installed, else PyMahjongGB; raises ImportError when neither is."""
-    try:
-        return AreaOneScorer()
-    except ImportError:
-        return GbScorer()
+    """The project's scorer, ``controller.mcr``.  There is deliberately no fallback: PyMahjongGB is a
+    test-only dependency with different readings (docs/mcr-interpretations.md), so a broken or missing
+    ``controller.mcr`` raises :class:`ImportError` here instead of silently changing how hands score."""
+    return AreaOneScorer()
 
 
 @dataclass(frozen=True)

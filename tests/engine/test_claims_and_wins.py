@@ -239,17 +239,18 @@ def _last_draw(t: Table, seat: int) -> str:
     return hand.drawn.code
 
 
-def test_pymahjonggb_fallback_scores_like_the_project_scorer() -> None:
-    """The fallback scorer (used only when controller.mcr is absent) agrees on a plain hand's total."""
-    pytest.importorskip("MahjongGB")
-    from controller.engine.mcr_ruleset import AreaOneScorer, GbScorer
-    from controller.engine.ruleset import WinSituation
-    from mjtable.tiles import parse_hand, tile
+def test_a_broken_project_scorer_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No silent PyMahjongGB fallback: when ``controller.mcr`` cannot be imported, building an MCR ruleset
+    raises instead of scoring with another calculator's readings."""
+    import sys
 
-    hand = parse_hand("123456789m46p22z")
-    sit = WinSituation(winner=1, win_tile=tile("5p"), self_drawn=False, discarder=0, seat_wind=tile("2z"),
-                       round_wind=tile("1z"))
-    gb = GbScorer().score(hand, sit, "mcr-2006")
-    ours = AreaOneScorer().score(hand, sit, "mcr-2006")
-    assert gb.total == ours.total
-    assert GbScorer().is_complete(hand, tile("5p")) and not GbScorer().is_complete(hand, tile("6p"))
+    from controller.engine.mcr_ruleset import AreaOneScorer, McrRuleset, default_scorer
+
+    monkeypatch.setitem(sys.modules, "controller.mcr", None)  # what a broken or missing package looks like
+    with pytest.raises(ImportError):
+        default_scorer()
+    with pytest.raises(ImportError):
+        McrRuleset("mcr-2006")
+    monkeypatch.undo()
+    assert isinstance(default_scorer(), AreaOneScorer)
+    assert isinstance(McrRuleset("mcr-2017").scorer, AreaOneScorer)

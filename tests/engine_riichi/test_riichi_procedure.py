@@ -166,3 +166,16 @@ def test_partial_information_riichi_and_deposit() -> None:
     t.pass_all()
     assert t.state.session.scores == (-1000, 0, 0, 0) and session_of(t.state.session).sticks == 1
     assert public_view(t.state)["riichi"]["dora_indicators"] == []  # the dead wall is face down
+
+
+def test_riichi_button_then_a_camera_discard_declares_riichi() -> None:
+    """On the physical table riichi is the seat's button and then the discard the camera sees (L363, L366)."""
+    t = _table({0: DEALER}, draws="")
+    assert t.rejected({"type": "button", "seat": 1, "button": "riichi"}).reason == "out_of_turn"
+    t.ok({"type": "button", "seat": 0, "button": "riichi"})
+    assert t.rejected({"type": "discard", "seat": 0, "tile": "1m"}).reason == "bad_event"  # not tenpai after it
+    t.ok({"type": "camera", "observation": {"type": "discard", "seat": 0, "tiles": ["1z"], "claimed_from": None,
+                                            "position": 0, "confidence": 0.99, "frame_id": 1}})
+    t.pass_all()
+    assert public_view(t.state)["riichi"]["riichi"] == [True, False, False, False]
+    assert t.state.session.scores == (-1000, 0, 0, 0)

@@ -115,8 +115,9 @@ def test_noten_payments_honba_and_renchan(games: list[tuple[int, GameState, Reco
 
 
 def test_a_win_collects_every_deposit(games: list[tuple[int, GameState, Recorder]]) -> None:
-    """A win collects every riichi deposit on the table (L47); a draw leaves them there (L434)."""
-    collected = 0
+    """A win collects every riichi deposit on the table (L47) and the honba (L442); a draw leaves the deposits
+    there (L434)."""
+    collected = honba_wins = 0
     for _, _, rec in games:
         for (st, hand), before in zip(rec.ends, rec.before_end, strict=True):
             r = hand.result
@@ -126,6 +127,11 @@ def test_a_win_collects_every_deposit(games: list[tuple[int, GameState, Recorder
                 assert sum(r.payments) == 1000 * on_table
                 assert session_of(st.session).sticks == 0
                 collected += on_table
+                # the winner gets the hand value, 300 per honba (ron: +N x 300, tsumo: N x 100 from each, L442)
+                # and the deposits
+                honba = session_of(before.session).honba
+                assert r.payments[r.winners[0]] == r.total + 300 * honba + 1000 * on_table
+                honba_wins += honba > 0
             else:
                 assert sum(r.payments) == 0 and session_of(st.session).sticks >= on_table
-    assert collected > 0
+    assert collected > 0 and honba_wins > 0

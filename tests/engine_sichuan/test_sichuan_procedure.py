@@ -232,3 +232,24 @@ def test_two_winners_on_one_discard_then_the_discarder_deals() -> None:
         state, fx = step(state, ev)
         assert not (fx and isinstance(fx[0], Rejected)), fx
     assert state.session.dealer == 0
+
+
+def test_promoted_kong_with_a_tile_kept_earlier_earns_nothing() -> None:
+    """加杠 with a tile already in the hand (not the one just drawn): no kong money (L496-L500)."""
+    hands = {0: "123456789m12345p", 1: "1122334455667m", 2: "55p123456789s11s", 3: "778899m6789p999p"}
+    t = _table(draws="2s3s4s5p6s7s8s9m1p", hands=hands)
+    _voids(t, {0: "s", 1: "s", 2: "m", 3: "s"})
+    t.ok({"type": "discard", "seat": 0, "tile": "5p"})
+    t.ok({"type": "claim", "seat": 2, "kind": "pung"})
+    t.pass_all()
+    for seat, tile in ((2, "1s"), (3, "2s"), (0, "3s"), (1, "4s"), (2, "2s"), (3, "6s"), (0, "7s"), (1, "8s")):
+        t.ok({"type": "discard", "seat": seat, "tile": tile})  # seat 2 keeps the 5p it drew
+        if t.phase() is Phase.CLAIMS:
+            t.pass_all()
+    hand = t.state.hand
+    assert hand is not None and hand.turn == 2 and hand.drawn is not None and hand.drawn.code == "9m"
+    t.ok({"type": "promoted_kong", "seat": 2, "tile": "5p"})
+    t.pass_all()
+    assert t.state.session.scores == (0, 0, 0, 0)
+    ledger = public_view(t.state)["sichuan"]["ledger"]
+    assert ledger[-1]["note"].startswith("promoted_late") and ledger[-1]["deltas"] == [0, 0, 0, 0]

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.firmware_bridge.fb_helpers import FAST, EventLog
 
 from firmware_bridge.events import BuildFailedError, DiceRolled, LinkDown, LinkLostError, McuReset, McuResetError
 from firmware_bridge.session import TableLink
 from firmware_bridge.transport import serial_factory
+from tests.firmware_bridge.fb_helpers import FAST, EventLog
 
 
 class SimProcess:

@@ -7,7 +7,6 @@ import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
-from tests.firmware_bridge.fb_helpers import FAST, EventLog, Rig, make_rig, until
 
 from firmware_bridge.commands import Button, FaultCode, LidPart, NackReason, Severity
 from firmware_bridge.events import (
@@ -25,6 +24,7 @@ from firmware_bridge.events import (
 )
 from firmware_bridge.session import LinkState, TableLink
 from firmware_bridge.transport import serial_factory
+from tests.firmware_bridge.fb_helpers import FAST, EventLog, Rig, make_rig, until
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import json
 import random
 
 import pytest
-from tests.firmware_bridge.fb_helpers import FAST, EventLog, until
 
 from firmware_bridge.commands import (
     COMMANDS_BY_NAME,
@@ -35,6 +34,7 @@ from firmware_bridge.session import LinkState, TableLink
 from firmware_bridge.simulator import SimulatedMcu
 from firmware_bridge.testing import simulated_table
 from firmware_bridge.transport import Transport, TransportClosedError, memory_pair
+from tests.firmware_bridge.fb_helpers import FAST, EventLog, until
 
 
 async def test_reconnect_backoff_is_capped_exponential_with_full_jitter() -> None:

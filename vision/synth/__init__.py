@@ -1,0 +1,1 @@
+"""Synthetic tile images: renderer (render.py) and camera-like augmentation (augment.py)."""

@@ -1,0 +1,237 @@
+"""Synthetic mahjong tile renderer: one upright tile (body, rim and engraved face) per call.
+
+``render_tile_face(code, style=None, rng=rng)`` returns a BGR uint8 image of ``TILE_H x TILE_W`` pixels
+(portrait 3:4 like a 26 x 35 mm tile face seen from above), the whole image being the tile: a rim in a
+darker body shade, the face inside.  Codes are the shared notation (``1m``..``7z``, ``0m 0p 0s`` red fives,
+``1f``..``8f``) plus ``back`` (face-down tile).
+
+Styles (``STYLES``, all used in training; ``HELD_OUT_STYLES`` are never trained on and stand for an
+unseen venue set in the enrollment tests):
+
+- ``cc0``: the CC0 riichi artwork (../shared/tiles/riichi-mahjong-tiles, Export/Regular) recoloured onto
+  random ivory/white bodies; its flowers are drawn in the Chinese way (the artwork has none);
+- ``cn-serif``, ``cn-sans``, ``cn-kai``, ``cn-wqy``: Chinese sets, faces drawn here (dots, bamboo, bird) with
+  characters from Noto Serif/Sans CJK Bold, AR PL UKai and WenQuanYi Zen Hei, engraved red/green/blue;
+- ``symbola``: the U+1F000 mahjong glyphs of Symbola, coloured by suit;
+- held out: ``cn-ming`` (AR PL UMing, darker palette, green-white body).
+
+Every call draws random per-set variation (body and ink colours, glyph placement) from ``rng``, so a
+fixed seed gives the same image.  Pure function; safe from any thread (glyph caches are GIL-guarded).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from mjtable.tiles import ALL_CODES, NotationError
+from vision.synth import faces
+from vision.synth.glyphs import Canvas, Colour, FontMissing, font_available, paint_glyph
+
+Image = npt.NDArray[np.uint8]
+
+BACK = "back"
+#: Every class the classifier knows: the 45 tile codes of the shared notation plus ``back``.
+CLASSES: tuple[str, ...] = (*ALL_CODES, BACK)
+TILE_W, TILE_H = 120, 160
+STYLES: tuple[str, ...] = ("cc0", "cn-serif", "cn-sans", "cn-kai", "cn-wqy", "symbola")
+HELD_OUT_STYLES: tuple[str, ...] = ("cn-ming",)
+
+_CN_FONTS = {"cn-serif": "noto-serif", "cn-sans": "noto-sans", "cn-kai": "kai", "cn-wqy": "wqy", "cn-ming": "ming"}
+_CC0_DIRS = (
+    Path(__file__).resolve().parents[3] / "shared" / "tiles" / "riichi-mahjong-tiles" / "Export" / "Regular",
+    Path("/work/shared/tiles/riichi-mahjong-tiles/Export/Regular"),
+)
+_HONOR_FILES = ("Ton", "Nan", "Shaa", "Pei", "Haku", "Hatsu", "Chun")
+_SUIT_FILES = {"m": "Man", "p": "Pin", "s": "Sou"}
+#: Back colours of common sets (BGR): green, blue, orange, yellow, pink, dark green, red, purple.
+_BACKS: tuple[Colour, ...] = (
+    (60, 140, 40), (170, 90, 30), (40, 130, 230), (60, 200, 230), (170, 140, 240), (40, 90, 20), (40, 40, 180),
+    (130, 60, 110),
+)
+_SCALE = 2  # drawing happens at twice the output size, then INTER_AREA gives anti-aliasing
+
+
+class UnknownStyle(ValueError):
+    """The style name is not one of STYLES or HELD_OUT_STYLES."""
+
+
+def available_styles() -> tuple[str, ...]:
+    """The training styles whose fonts/artwork are installed here."""
+    return tuple(s for s in STYLES if _style_ok(s))
+
+
+def _style_ok(style: str) -> bool:
+    if style == "cc0":
+        return _cc0_dir() is not None
+    if style == "symbola":
+        return font_available("symbola")
+    return font_available(_CN_FONTS[style])
+
+
+def _cc0_dir() -> Path | None:
+    for d in _CC0_DIRS:
+        if (d / "Front.png").is_file():
+            return d
+    return None
+
+
+def _jitter(rng: np.random.Generator, colour: Colour, amount: float) -> Colour:
+    c = np.clip(np.asarray(colour) + rng.normal(0, amount, 3), 0, 255)
+    return (float(c[0]), float(c[1]), float(c[2]))
+
+
+def _ink(rng: np.random.Generator, dark: bool = False) -> faces.Ink:
+    k = 0.7 if dark else 1.0
+    return faces.Ink(
+        red=_jitter(rng, (40 * k, 40 * k, 190 * k), 14),
+        green=_jitter(rng, (70 * k, 130 * k, 30 * k), 14),
+        blue=_jitter(rng, (150 * k, 70 * k, 30 * k), 14),
+        black=_jitter(rng, (40, 30, 30), 10),
+    )
+
+
+def _body_colour(rng: np.random.Generator, style: str) -> Colour:
+    if style == "cn-ming":
+        return _jitter(rng, (215, 235, 220), 6)
+    bodies: tuple[Colour, ...] = ((200, 232, 245), (235, 240, 242), (215, 230, 238), (190, 225, 240))
+    return _jitter(rng, bodies[int(rng.integers(len(bodies)))], 7)
+
+
+def _body(rng: np.random.Generator, colour: Colour) -> tuple[Canvas, tuple[int, int, int, int]]:
+    """Tile body at drawing scale: a rim in a darker shade around a lighter face; returns (canvas, face box)."""
+    h, w = TILE_H * _SCALE, TILE_W * _SCALE
+    rim = np.asarray(colour, np.float32) * rng.uniform(0.72, 0.88)
+    canvas = np.empty((h, w, 3), np.float32)
+    canvas[:] = rim
+    m = int(rng.uniform(0.03, 0.06) * w)
+    cv2.rectangle(canvas, (m, m), (w - m, h - m), colour, -1)
+    pad = m + int(rng.uniform(0.06, 0.1) * w)
+    jx, jy = rng.integers(-3, 4, 2)
+    return canvas, (pad + int(jx), pad + int(jy), w - 2 * pad, h - 2 * pad)
+
+
+def _finish(canvas: Canvas) -> Image:
+    small = cv2.resize(canvas, (TILE_W, TILE_H), interpolation=cv2.INTER_AREA)
+    return np.asarray(np.clip(small, 0, 255).astype(np.uint8), dtype=np.uint8)
+
+
+def _render_back(rng: np.random.Generator) -> Image:
+    colour = _jitter(rng, _BACKS[int(rng.integers(len(_BACKS)))], 12)
+    canvas, _ = _body(rng, colour)
+    if rng.random() < 0.4:  # a few sets have a faint embossed pattern or logo on the back
+        h, w = canvas.shape[:2]
+        shade = tuple(c * 0.85 for c in colour)
+        cv2.circle(canvas, (w // 2, h // 2), w // 5, shade, 3)
+    return _finish(canvas)
+
+
+@lru_cache(maxsize=64)
+def _cc0_png(name: str) -> npt.NDArray[np.float32]:
+    d = _cc0_dir()
+    if d is None:
+        raise FileNotFoundError("the CC0 tile artwork (riichi-mahjong-tiles/Export/Regular) is not present")
+    img = cv2.imread(str(d / f"{name}.png"), cv2.IMREAD_UNCHANGED)
+    if img is None or img.ndim != 3 or img.shape[2] != 4:
+        raise FileNotFoundError(f"CC0 tile image {name}.png is missing or has no alpha channel")
+    return np.asarray(cv2.resize(img, (TILE_W * _SCALE, TILE_H * _SCALE), interpolation=cv2.INTER_AREA), np.float32)
+
+
+def _render_cc0(code: str, rng: np.random.Generator) -> Image:
+    rank, suit = int(code[0]), code[1]
+    canvas, box = _body(rng, _body_colour(rng, "cc0"))
+    if suit == "f":
+        faces.draw_flower(canvas, box, rank, _ink(rng), "noto-sans", rng=rng)
+        return _finish(canvas)
+    name = _HONOR_FILES[rank - 1] if suit == "z" else f"{_SUIT_FILES[suit]}{'5-Dora' if rank == 0 else rank}"
+    art = _cc0_png(name)
+    x, y, w, h = box
+    fw, fh = art.shape[1], art.shape[0]
+    # the artwork has its own margin: scale it so its drawn area fills the face box
+    s = rng.uniform(1.0, 1.12)
+    art = cv2.resize(art, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
+    ox, oy = x - (art.shape[1] - w) // 2, y - (art.shape[0] - h) // 2
+    hue = rng.uniform(0.85, 1.15, 3).astype(np.float32)  # mild recolour of the ink
+    region = canvas[max(oy, 0) : oy + art.shape[0], max(ox, 0) : ox + art.shape[1]]
+    a = art[: region.shape[0], : region.shape[1]]
+    alpha = a[..., 3:4] / 255.0
+    region[:] = region * (1 - alpha) + np.clip(a[..., :3] * hue, 0, 255) * alpha
+    del fw, fh
+    return _finish(canvas)
+
+
+def _symbola_char(code: str) -> str:
+    rank, suit = int(code[0]), code[1]
+    if suit == "z":
+        return chr(0x1F000 + rank - 1)
+    if suit == "f":
+        return chr(0x1F026 + rank - 1) if rank <= 4 else chr(0x1F022 + (0, 1, 3, 2)[rank - 5])
+    base = {"m": 0x1F007, "s": 0x1F010, "p": 0x1F019}[suit]
+    return chr(base + (5 if rank == 0 else rank) - 1)
+
+
+def _render_symbola(code: str, rng: np.random.Generator) -> Image:
+    canvas, box = _body(rng, _body_colour(rng, "symbola"))
+    ink = _ink(rng)
+    suit = code[1]
+    if code[0] == "0":
+        colour = ink.red
+    elif suit == "z":
+        colour = (ink.black, ink.black, ink.black, ink.black, ink.blue, ink.green, ink.red)[int(code[0]) - 1]
+    else:
+        colour = {"m": ink.black, "p": ink.blue, "s": ink.green, "f": ink.red}[suit]
+    x, y, w, h = box
+    # Symbola draws its own tile outline around the face: let it overhang the face box a little
+    grow = int(0.08 * w)
+    paint_glyph(canvas, "symbola", _symbola_char(code), (x - grow, y - grow, w + 2 * grow, h + 2 * grow), colour)
+    return _finish(canvas)
+
+
+def _render_chinese(code: str, style: str, rng: np.random.Generator) -> Image:
+    font = _CN_FONTS[style]
+    canvas, box = _body(rng, _body_colour(rng, style))
+    ink = _ink(rng, dark=style == "cn-ming")
+    rank, suit = int(code[0]), code[1]
+    red = rank == 0
+    rank = 5 if red else rank
+    if suit == "m":
+        faces.draw_characters(canvas, box, rank, ink, font, red_five=red, rng=rng)
+    elif suit == "p":
+        faces.draw_dots(canvas, box, rank, ink, red_five=red, rng=rng)
+    elif suit == "s":
+        faces.draw_bamboo(canvas, box, rank, ink, red_five=red, rng=rng)
+    elif suit == "z":
+        faces.draw_honour(canvas, box, rank, ink, font, rng=rng)
+    else:
+        faces.draw_flower(canvas, box, rank, ink, font, rng=rng)
+    return _finish(canvas)
+
+
+def render_tile_face(code: str, *, style: str | None = None, rng: np.random.Generator) -> Image:
+    """An upright tile (BGR uint8, TILE_H x TILE_W x 3) showing ``code`` in ``style``.
+
+    ``style=None`` picks one of the installed training styles at random from ``rng``.  ``back`` draws a
+    face-down tile (the same for every style: a coloured back).  Raises NotationError for an unknown code,
+    UnknownStyle for an unknown style and FontMissing / FileNotFoundError when that style's font or
+    artwork is not installed.
+    """
+    if code != BACK and code not in ALL_CODES:
+        raise NotationError(f"unknown tile code {code!r} (expected one of {' '.join(CLASSES)})")
+    if style is None:
+        styles = available_styles()
+        if not styles:
+            raise FontMissing("no rendering style is available: install fonts-noto-cjk or the CC0 artwork")
+        style = styles[int(rng.integers(len(styles)))]
+    if style not in STYLES and style not in HELD_OUT_STYLES:
+        raise UnknownStyle(f"unknown style {style!r}; styles are {', '.join(STYLES + HELD_OUT_STYLES)}")
+    if code == BACK:
+        return _render_back(rng)
+    if style == "cc0":
+        return _render_cc0(code, rng)
+    if style == "symbola":
+        return _render_symbola(code, rng)
+    return _render_chinese(code, style, rng)
