@@ -99,6 +99,7 @@ class _Table:
     last_seq: int = 0
     last_command: int = 0
     fault: int = 0
+    fault_severity: int = 0  # severity of the active fault; CRITICAL needs RESET, not CLEAR_FAULT
     temperature_dc: int = 312
     lid_open: bool = False
     lights: int = 0
@@ -394,6 +395,7 @@ class SimulatedMcu:
             self._build_task = None
             self.table.state = McuState.FAULT
             self.table.fault = code
+            self.table.fault_severity = severity
         self.emit("FAULT", code=code, severity=severity, detail=detail, build_id=build_id)
 
     @handles("RAISE_WALLS")
@@ -452,9 +454,11 @@ class SimulatedMcu:
     async def _clear(self, frame: Frame, args: Values) -> Values:
         t = self.table
         if t.state == McuState.FAULT:
+            if t.fault_severity >= Severity.CRITICAL:
+                raise NackError(NackReason.FAULT_ACTIVE, t.fault)  # doc §9: a CRITICAL fault needs RESET
             if t.fault in (FaultCode.MOTOR_OVERCURRENT, FaultCode.OVER_TEMPERATURE) and t.temperature_dc > 800:
                 raise NackError(NackReason.FAULT_ACTIVE, t.fault)
-            t.state, t.fault = McuState.IDLE, 0
+            t.state, t.fault, t.fault_severity = McuState.IDLE, 0, 0
         return {}
 
     @handles("EVENTS_REPLAY")

@@ -66,6 +66,7 @@ class MqttConfig:
     username: str = ""
     password_file: str = ""
     validate: bool = False
+    spectator_delay_s: float = 0.0
 
 
 #: The wiring in docs/wiring.md: seat 0..3 call / pass-ready / LED, buzzer on GPIO18 (hardware PWM0).
@@ -176,7 +177,11 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 36000:
             raise ConfigError(f"{t.where('timers')}.{name} must be seconds in (0, 36000], got {value!r}")
         timers.append((name, float(value)))
-    table = TableConfig(id=table_id, rules=t.choice("rules", RULES, "mcr-2006"),
+    rules = t.get("rules", str, "mcr-2006")
+    if rules.split(":", 1)[0] not in RULES:
+        raise ConfigError(f"{t.where('rules')} must be one of {', '.join(RULES)} (optionally with profile options "
+                          f"after ':', e.g. riichi-hkma-2025:division=B); got {rules!r}")
+    table = TableConfig(id=table_id, rules=rules,
                         information=t.choice("information", ("partial", "full"), "partial"),
                         timers=tuple(timers),
                         players=(players[0], players[1], players[2], players[3]),
@@ -203,7 +208,8 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     m = _Section(source, "mqtt", data.get("mqtt", {}))
     mqtt = MqttConfig(host=m.get("host", str, "127.0.0.1"), port=m.number("port", int, 1883, 1, 65535),
                       username=m.get("username", str, ""), password_file=m.get("password_file", str, ""),
-                      validate=m.get("validate", bool, False))
+                      validate=m.get("validate", bool, False),
+                      spectator_delay_s=m.number("spectator_delay_s", float, 0.0, 0.0, 300.0))
     if mqtt.password_file and not mqtt.username:
         raise ConfigError(f"{m.where('password_file')} is set but mqtt.username is empty")
     m.finish()

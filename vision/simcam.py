@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.tileart import TileArt, default_tile_art
+from vision.pipeline.tileart import TileArt, default_tile_art, tile_top
 from vision.pipeline.zones import DEFAULT_GEOMETRY, FloatArray, TableGeometry, seat_to_table
 from vision.scene import BACK, PassingHand, SceneMeld, SeatScene, TableScene, sideways_index
 
@@ -28,7 +28,8 @@ FRAME_W, FRAME_H = 1280, 720
 _FELT = (38, 92, 28)
 _RIM = (30, 45, 70)
 _SKIN = (110, 150, 205)
-_SIDE = (150, 175, 190)
+#: width of the bevelled tile edge seen from above, mm
+BEVEL_MM = 2.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +84,8 @@ class SimCamera:
     def _pose(self, jitter: FloatArray, shift_px: tuple[float, float] = (0.0, 0.0)) -> FloatArray:
         c = float(self.canvas_px)
         src = np.array([[0, 0], [c, 0], [c, c], [0, c]], np.float32)
-        dst = np.array([[318, 10], [962, 10], [1000, 712], [280, 712]], np.float64)
-        dst += jitter.reshape(4, 2) * 6.0 + np.asarray(shift_px)
+        dst = np.array([[322, 16], [958, 16], [994, 704], [286, 704]], np.float64)
+        dst += jitter.reshape(4, 2) * 4.0 + np.asarray(shift_px)
         return np.asarray(cv2.getPerspectiveTransform(src, dst.astype(np.float32)), dtype=np.float64)
 
     def bump(self, dx_px: float, dy_px: float) -> None:
@@ -137,11 +138,8 @@ class SimCamera:
             return cached
         g = self.geometry
         w, h = round(g.tile_w_mm * self.ppm), round(g.tile_h_mm * self.ppm)
-        body = np.empty((h, w, 3), np.uint8)
-        body[:] = _SIDE
-        bevel = max(1, round(0.8 * self.ppm))
-        face = cv2.resize(self.art.face(code), (w - 2 * bevel, h - 2 * bevel), interpolation=cv2.INTER_AREA)
-        body[bevel : h - bevel, bevel : w - bevel] = face
+        bevel = max(2, round(BEVEL_MM * self.ppm))
+        body = tile_top(self.art.face(code), w, h, bevel)
         out = np.ascontiguousarray(np.rot90(body, quarter_turns % 4))
         self._tiles[key] = out
         return out
@@ -303,7 +301,7 @@ class SimCamera:
         x = (FRAME_W - len(tiles) * (tile_w + gap)) // 2
         y = FRAME_H // 2 - tile_h // 2
         for code in tiles:
-            face = cv2.resize(self.art.face(code), (tile_w, tile_h), interpolation=cv2.INTER_AREA)
+            face = tile_top(self.art.face(code), tile_w, tile_h, max(2, round(tile_w * BEVEL_MM / 26)))
             canvas[y + 4 : y + tile_h + 10, x + 3 : x + tile_w + 3] = (35, 50, 30)
             canvas[y : y + tile_h, x : x + tile_w] = face
             x += tile_w + gap

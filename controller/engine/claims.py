@@ -166,10 +166,14 @@ def add_call(state: GameState, call: Call, fx: list[Effect]) -> GameState:
         need = 2 if call.kind is ClaimKind.PUNG else 3
         check_can_hold(hand, s, seat, [w.tile.plain] * need, by_kind=True)
     elif not s.fully_known:  # a win in partial information: the laid-down tiles must fit what is known
-        if len(call.tiles) != len(s.known) + s.unknown:
+        from controller.engine.wins import reveal_kongs  # face-down kongs come first, turned up
+
+        shown, rest = reveal_kongs(state, seat, tuple(t.code for t in call.tiles))
+        if len(rest) != len(s.known) + s.unknown:
             raise Reject("bad_hand", f"seat {seat} holds {len(s.known) + s.unknown} concealed tiles, "
-                         f"{len(call.tiles)} were shown")
-        check_can_hold(hand, s, seat, list(call.tiles))
+                         f"{len(rest)} were shown")
+        assert shown.hand is not None
+        check_can_hold(shown.hand, s, seat, list(call.tiles[len(call.tiles) - len(rest):]))
     w = replace(w, calls=(*w.calls, call), pending=w.pending - {seat})
     state = replace(state, hand=replace(hand, claim=w))
     return maybe_close(state, fx)

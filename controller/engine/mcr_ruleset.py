@@ -81,7 +81,10 @@ class AreaOneScorer:
             win_tile=situation.win_tile, self_drawn=situation.self_drawn, seat_wind=situation.seat_wind,
             round_wind=situation.round_wind, flowers=situation.flowers,
             last_of_kind=situation.visible_copies >= 3, kong=situation.after_kong or situation.robbing_kong,
-            last_tile=situation.last_tile)
+            last_tile=situation.last_tile,
+            # 天和 / 地和 / 人和 exist only in 2017 [003:L45@2954]; older profiles never see the flags
+            heavenly=situation.heavenly and rules == "mcr-2017", earthly=situation.earthly and rules == "mcr-2017",
+            concealed_ready=situation.concealed_ready and rules == "mcr-2017")
         try:
             res = self._mcr.score_hand(hand, ctx, rules)
         except self._mcr.NotWinningHand as exc:

@@ -79,21 +79,12 @@ def start_hand(state: GameState, tiles: tuple[str, ...] | None, fx: list[Effect]
 
 
 def check_set(ts: TileSet, tiles: tuple[Tile, ...]) -> None:
-    """Reject tiles that cannot all come from one set (a fifth copy, a tile not in the set, too many reds).
-    (Our own check: ``TileSet.check`` in mjtable/tiles.py indexes ``red_fives`` for honours; see requests.md.)"""
-    kinds = [0] * len(ts.counts)
-    reds = [0, 0, 0]
-    for t in tiles:
-        if ts.counts[t.kind] == 0:
-            raise Reject("impossible_tile", f"{t.code} is not in the {ts.name} tile set")
-        kinds[t.kind] += 1
-        if kinds[t.kind] > ts.counts[t.kind]:
-            raise Reject("impossible_tile", f"copy #{kinds[t.kind]} of {t.plain.code}: the {ts.name} set has "
-                         f"{ts.counts[t.kind]}")
-        if t.red:
-            reds[t.kind // 9] += 1
-            if reds[t.kind // 9] > ts.red_fives[t.kind // 9]:
-                raise Reject("impossible_tile", f"too many red fives {t.code} for the {ts.name} set")
+    """Reject tiles that cannot all come from one set (a fifth copy, a tile not in the set, too many reds):
+    :meth:`mjtable.tiles.TileSet.check`, its error turned into an ``impossible_tile`` rejection."""
+    try:
+        ts.check(tiles)
+    except NotationError as exc:
+        raise Reject("impossible_tile", str(exc)) from exc
 
 
 def linear_wall(physical: tuple[Tile, ...], second_seat: int, total: int) -> tuple[Tile, ...]:
@@ -269,7 +260,9 @@ def finish_flowers(state: GameState, fx: list[Effect]) -> GameState:
     hand = state.hand
     assert hand is not None
     # the dealer's 14th tile counts as his draw: he may declare a concealed kong or a win (天和) first
-    state = replace(state, phase=Phase.TURN, hand=replace(hand, turn=hand.dealer, first_turn=True, drew=True))
+    # (no single "drawn" tile: clear the last flower replacement, which may be another seat's tile)
+    state = replace(state, phase=Phase.TURN, hand=replace(hand, turn=hand.dealer, first_turn=True, drew=True,
+                                                          drawn=None))
     lim = limits(state)
     from controller.engine.timers import cancel
 

@@ -116,6 +116,11 @@ class WinSituation:
         visible_copies: copies of the win tile's face already face up elsewhere on the table (for 和绝张),
             not counting the win tile itself.
         dealer: the dealer's seat.
+        heavenly: the dealer wins on his first turn, before any discard or claim, nothing declared (天和).
+        earthly: the win is on the dealer's first discard, before any other discard or claim, the winner
+            having declared nothing (地和, "和庄家打出的第一张牌" [003:L45@3130]).
+        concealed_ready: the winner declared ready face down right after the deal and changed no tile since
+            (人和 [003:L45@3245]); the MCR engine has no such declaration, so it stays False there.
     """
 
     winner: int
@@ -130,6 +135,9 @@ class WinSituation:
     last_tile: bool = False
     visible_copies: int = 0
     dealer: int = 0
+    heavenly: bool = False
+    earthly: bool = False
+    concealed_ready: bool = False
     # Sichuan (area 3): void suit 定缺, win on the discard right after one's kong (杠上炮), seats still playing
     void_suit: str | None = None
     after_kong_discard: bool = False

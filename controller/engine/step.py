@@ -116,6 +116,8 @@ def _fire(state: GameState, name: str, seat: int | None, fx: list[Effect]) -> Ga
     if name == "session":
         return session.session_time_up(state, fx)
     # a turn / opening / flowers limit ran out: buzzer, countdown at zero, infraction on the ladder
+    if name == "flowers" and seat is None and state.hand is not None:
+        seat = state.hand.flower_seat  # V1998's 30 s is for all four [000:L472]: the seat still replacing is late
     fx.append(Buzz(duration_s=1.0))
     state = camera.raise_alert(state, "timer_zero", f"{name} time is up" + (f" for seat {seat}" if seat is not None
                                else ""), {"timer": name, "seat": seat}, fx)

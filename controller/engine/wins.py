@@ -22,7 +22,7 @@ from controller.engine.ruleset import FalseWinKind, WinCheck, WinSituation
 from controller.engine.shanten import is_complete, maybe_knitted
 from controller.engine.state import Call, GameState, HandResult, Phase
 from controller.engine.timers import limits, start
-from mjtable.tiles import Hand, NotationError, Tile, tile_counts
+from mjtable.tiles import Hand, MeldKind, NotationError, Tile, tile_counts
 
 
 def situation(state: GameState, seat: int, t: Tile, *, self_drawn: bool, discarder: int | None,
@@ -35,8 +35,20 @@ def situation(state: GameState, seat: int, t: Tile, *, self_drawn: bool, discard
         seat_wind=seat_wind_tile(hand.dealer, seat), round_wind=hand.round_wind, flowers=len(s.flowers),
         after_kong=self_drawn and hand.after_kong, robbing_kong=robbing, last_tile=hand.wall_remaining <= 0,
         visible_copies=visible_copies(hand, t) - (0 if self_drawn else 1), dealer=hand.dealer,
+        heavenly=self_drawn and seat == hand.dealer and _untouched(state, discards=0),
+        earthly=(not self_drawn and not robbing and discarder == hand.dealer and seat != hand.dealer
+                 and len(hand.seats[hand.dealer].pond) == 1 and _untouched(state, discards=1)),
         active=tuple(s for s in range(4) if not hand.seats[s].out))
     return ext_of(state).win_situation(state, sit)  # area 3b: void suit, riichi, dora, furiten, honba...
+
+
+def _untouched(state: GameState, *, discards: int) -> bool:
+    """The hand is still in its first go-round: ``discards`` tiles discarded in all, no set declared by
+    anyone (a claim or a kong ends 天和 / 地和), no kong replacement drawn."""
+    hand = state.hand
+    assert hand is not None
+    return (sum(len(x.pond) for x in hand.seats) == discards and not any(x.melds for x in hand.seats)
+            and not hand.after_kong and not hand.wins)
 
 
 def can_win_on(state: GameState, seat: int, t: Tile, discarder: int, *, robbing: bool) -> bool:
@@ -73,6 +85,40 @@ def _revealed(state: GameState, seat: int, codes: tuple[str, ...], expect: int) 
     return sorted_tiles(tiles)
 
 
+def reveal_kongs(state: GameState, seat: int, codes: tuple[str, ...]) -> tuple[GameState, tuple[str, ...]]:
+    """A partial-information seat turns up its face-down concealed kongs at a win (核实暗杠 [003:L45@2683]).
+
+    Convention of the win's ``tiles``: the faces of the seat's face-down kongs come first, four by four, in
+    the order the kongs were declared; the concealed tiles follow.  Returns the state with those kongs' faces
+    filled in and the remaining codes.  Raises ``bad_hand`` / ``impossible_tile``."""
+    from controller.engine.procedure import parse_tile
+    from controller.engine.query import known_count
+
+    hand = state.hand
+    assert hand is not None
+    s = hand.seats[seat]
+    faceless = [i for i, m in enumerate(s.melds) if m.kind is MeldKind.CONCEALED_KONG and not m.tiles]
+    if not faceless:
+        return state, codes
+    if len(codes) < 4 * len(faceless):
+        raise Reject("bad_hand", f"seat {seat} must turn up its {len(faceless)} face-down kong(s): four tiles each, "
+                                 "first in the shown tiles")
+    melds = list(s.melds)
+    faces: set[int] = set()
+    for n, i in enumerate(faceless):
+        four = [parse_tile(c) for c in codes[4 * n: 4 * n + 4]]
+        if len({t.kind for t in four}) != 1 or four[0].is_flower:
+            raise Reject("bad_hand", f"face-down kong {n + 1} of seat {seat} must show four of one tile, got "
+                                     f"{' '.join(t.code for t in four)}")
+        if known_count(hand, four[0].kind) > 0 or four[0].kind in faces:
+            raise Reject("impossible_tile", f"{four[0].code}: a copy is already face up, so it cannot be a "
+                                            "face-down kong")
+        faces.add(four[0].kind)
+        melds[i] = replace(melds[i], tiles=sorted_tiles(four))
+    hand = with_seat(hand, seat, replace(s, melds=tuple(melds)))
+    return replace(state, hand=hand), codes[4 * len(faceless):]
+
+
 def win_on_discard(state: GameState, c: Call, fx: list[Effect]) -> tuple[GameState, bool]:
     """Validate a win call in the window; a false win is penalised and the window goes on."""
     hand = state.hand
@@ -80,8 +126,11 @@ def win_on_discard(state: GameState, c: Call, fx: list[Effect]) -> tuple[GameSta
     w = hand.claim
     seat = c.seat
     s = hand.seats[seat]
-    concealed = s.known if s.fully_known else _revealed(state, seat, tuple(t.code for t in c.tiles), s.unknown
-                                                         + len(s.known))
+    if s.fully_known:
+        concealed = s.known
+    else:
+        state, codes = reveal_kongs(state, seat, tuple(t.code for t in c.tiles))
+        concealed = _revealed(state, seat, codes, s.unknown + len(s.known))
     sit = situation(state, seat, w.tile, self_drawn=False, discarder=w.discard_seat, robbing=w.robbing)
     check = _check(state, seat, concealed, sit)
     if check.ok:
@@ -120,6 +169,8 @@ def self_draw_win(state: GameState, seat: int, codes: tuple[str, ...], win_code:
     hand = state.hand
     assert hand is not None
     s = hand.seats[seat]
+    if not s.fully_known:
+        state, codes = reveal_kongs(state, seat, codes)
     full = s.known if s.fully_known else _revealed(state, seat, codes, len(s.known) + s.unknown)
     if win_code is not None:
         win = parse_tile(win_code)
@@ -232,8 +283,11 @@ def several_win_on_discard(state: GameState, calls: list[Call], fx: list[Effect]
         hand = state.hand
         assert hand is not None
         s = hand.seats[c.seat]
-        concealed = s.known if s.fully_known else _revealed(state, c.seat, tuple(t.code for t in c.tiles),
-                                                             s.unknown + len(s.known))
+        if s.fully_known:
+            concealed = s.known
+        else:
+            state, codes = reveal_kongs(state, c.seat, tuple(t.code for t in c.tiles))
+            concealed = _revealed(state, c.seat, codes, s.unknown + len(s.known))
         sit = situation(state, c.seat, w.tile, self_drawn=False, discarder=w.discard_seat, robbing=w.robbing)
         check = _check(state, c.seat, concealed, sit)
         if check.ok:

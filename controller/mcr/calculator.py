@@ -379,6 +379,8 @@ def _kong_fans(job: Job, tab: Table, notes: Notes | None, counts: tuple[int, int
     kongs = mk + ck
     if kongs == 4:
         tab[F.FOUR_KONGS] = 1
+        if job.prof.four_kongs_adds_concealed and ck:  # 2006 "暗杠加计" [004:L294, L568]
+            tab[F.TWO_CONCEALED_KONGS if ck >= 2 else F.CONCEALED_KONG] = 1
     elif kongs == 3:
         tab[F.THREE_KONGS] = 1
     elif kongs == 2:

@@ -159,6 +159,9 @@ class RuleProfile:
             "自摸加计不求人" [004:L301]); False scores Self-Drawn instead (PyMahjongGB's reading).
         waits_count_held_fourth: when deciding whether a wait is unique, also count a tile the hand already
             holds four times (PyMahjongGB does; we do not: there is no fifth copy).
+        four_kongs_adds_concealed: Four Kongs still scores the concealed kongs (2006 "暗杠加计" [004:L294,
+            L568]): one concealed kong adds Concealed Kong, two or more add Two Concealed Kongs.  False for 1998
+            ("不计杠" [000:L1143]) and 2017 (its 四暗杠 "核好了为152分" = 四暗刻 64 + 四杠 88, digest §7).
     """
 
     name: str
@@ -175,6 +178,19 @@ class RuleProfile:
     all_terminals_double_pung: bool = True
     four_concealed_self_drawn_full: bool = True
     waits_count_held_fourth: bool = False
+    four_kongs_adds_concealed: bool = False
+
+
+#: The concealed-kong fans that 2006's "暗杠加计" keeps beside Four Kongs.
+_CONCEALED_KONG_FANS = (F.CONCEALED_KONG, F.TWO_CONCEALED_KONGS)
+
+
+def _four_kongs_mask(mask: int, adds_concealed: bool) -> int:
+    """Four Kongs' exclusion bitmask with the concealed-kong fans kept (``adds_concealed``) or excluded."""
+    bits = 0
+    for f in _CONCEALED_KONG_FANS:
+        bits |= 1 << int(f)
+    return mask & ~bits if adds_concealed else mask | bits
 
 
 def _masks(table: dict[FanId, tuple[FanId, ...]]) -> tuple[int, ...]:
@@ -187,8 +203,10 @@ def _masks(table: dict[FanId, tuple[FanId, ...]]) -> tuple[int, ...]:
 
 def _build() -> dict[str, RuleProfile]:
     ex06 = dict(_EXCLUDES_2006)
-    p2006 = RuleProfile("mcr-2006", points_table("mcr-2006"), _masks(ex06), F.FULLY_CONCEALED_HAND, False,
-                        True, False, False, False, False)
+    m06 = list(_masks(ex06))
+    m06[F.FOUR_KONGS] = _four_kongs_mask(m06[F.FOUR_KONGS], True)  # 四杠 "暗杠加计" [004:L294, L568]
+    p2006 = RuleProfile("mcr-2006", points_table("mcr-2006"), tuple(m06), F.FULLY_CONCEALED_HAND, False,
+                        True, False, False, False, False, four_kongs_adds_concealed=True)
     ex98 = dict(ex06)
     # [000:L563] 绿一色 不计混一色
     ex98[F.ALL_GREEN] = (F.ONE_VOIDED_SUIT, F.HALF_FLUSH)
@@ -196,7 +214,8 @@ def _build() -> dict[str, RuleProfile]:
     ex98[F.ALL_TERMINALS] = (*ex06[F.ALL_TERMINALS], F.DOUBLE_PUNG, F.TRIPLE_PUNG)
     # [000:L564] 九莲宝灯 不计清一色 only (门前清 is still implied by 不重复 for a concealed shape)
     p1998 = replace(p2006, name="mcr-1998", points=points_table("mcr-1998"), excludes=_masks(ex98),
-                    special_self_drawn=F.SELF_DRAWN, combined_kong=False, all_terminals_double_pung=False)
+                    special_self_drawn=F.SELF_DRAWN, combined_kong=False, all_terminals_double_pung=False,
+                    four_kongs_adds_concealed=False)  # 四杠 "不计杠" [000:L1143]
     ex17 = dict(ex06)
     for fan, gone in _NEW_PAIRS_REPLACE.items():
         ex17[fan] = (*ex17.get(fan, ()), *gone)
@@ -207,7 +226,7 @@ def _build() -> dict[str, RuleProfile]:
     # 2017: Out with Replacement Tile, Last Tile Draw, Fully Concealed, Single Wait all combine [003:L45@4773]
     p2017 = replace(p2006, name="mcr-2017", points=points_table("mcr-2017"), excludes=_masks(ex17),
                     special_self_drawn=F.SELF_DRAWN, special_concealed_discard=True, waits_by_definition=True,
-                    honor_pung_minus_one=True, knitted_plain=True, new_fans=True)
+                    honor_pung_minus_one=True, knitted_plain=True, new_fans=True, four_kongs_adds_concealed=False)
     return {p.name: p for p in (p1998, p2006, p2017)}
 
 
@@ -232,7 +251,8 @@ def get_profile(rules: str, *, new_pairs_stack: bool = False) -> RuleProfile:
 def variant(prof: RuleProfile, *, special_self_drawn: FanId | None = None,
             four_concealed_self_drawn_full: bool | None = None, combined_kong_points: int | None = None,
             two_concealed_kongs_points: int | None = None, all_green_half_flush: bool | None = None,
-            all_terminals_double_pung: bool | None = None, waits_count_held_fourth: bool | None = None) -> RuleProfile:
+            all_terminals_double_pung: bool | None = None, waits_count_held_fourth: bool | None = None,
+            four_kongs_adds_concealed: bool | None = None) -> RuleProfile:
     """A copy of ``prof`` with the documented interpretation switches changed (docs/mcr-interpretations.md).
 
     The name gets a ``+variant`` suffix.  Used by the differential test to show that each disagreement with
@@ -256,6 +276,9 @@ def variant(prof: RuleProfile, *, special_self_drawn: FanId | None = None,
         out = replace(out, all_terminals_double_pung=all_terminals_double_pung)
     if waits_count_held_fourth is not None:
         out = replace(out, waits_count_held_fourth=waits_count_held_fourth)
+    if four_kongs_adds_concealed is not None:
+        out = replace(out, four_kongs_adds_concealed=four_kongs_adds_concealed)
+        ex[F.FOUR_KONGS] = _four_kongs_mask(ex[F.FOUR_KONGS], four_kongs_adds_concealed)
     return replace(out, name=prof.name + "+variant", points=tuple(points), excludes=tuple(ex))
 
 

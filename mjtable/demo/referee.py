@@ -3,8 +3,9 @@
 the engine, and the answer on ``.../referee/result``).
 
 * the game is paused by a table fault (MCU fault, reset, link lost): wait ``resume_after_s``, then *resume*;
-* an uncertain camera read (``camera_uncertain``) that shows what the world really did: *confirm* it;
-  any other camera alert: *reject* it (the world acts again).
+* an uncertain camera read (``camera_uncertain``) that shows what the player really did (the world's truth):
+  *confirm* it; any other camera alert: *reject* it (the player puts the tiles down again and the camera
+  reads them afresh).
 
 Deterministic ids (``demo-<alert id>-<command>``) make a resumed demo's repeats duplicates, not new commands.
 Decisions run on the service loop; the MQTT client runs paho's network thread.
@@ -31,8 +32,10 @@ LOGGER = logging.getLogger(__name__)
 class DemoReferee:
     """Args: service: the table; host, port: the broker; resume_after_s: pause before resuming a fault."""
 
-    def __init__(self, service: TableService, host: str, port: int, *, resume_after_s: float = 1.0) -> None:
+    def __init__(self, service: TableService, host: str, port: int, *, resume_after_s: float = 1.0,
+                 truth: dict[int, dict[str, Any]] | None = None) -> None:
         self.service = service
+        self.truth = truth if truth is not None else {}
         self.topics = TableTopics(service.state.config.table_id)
         self.resume_after_s = resume_after_s
         self.sent: list[dict[str, Any]] = []
@@ -77,8 +80,19 @@ class DemoReferee:
             if not alert.open or alert.id in self._acted or not alert.kind.startswith("camera_"):
                 continue
             self._acted.add(alert.id)
-            verdict = "confirm" if alert.kind == "camera_uncertain" else "reject"
+            obs = dict(alert.data).get("observation")
+            verdict = "confirm" if alert.kind == "camera_uncertain" and self._true(obs) else "reject"
             self.command(verdict, alert.id, alert_id=alert.id)
+
+    def _true(self, obs: object) -> bool:
+        """Whether an uncertain camera reading shows what the player really did (the world's last act)."""
+        if not isinstance(obs, dict):
+            return False
+        truth = self.truth.get(int(obs.get("seat", -1)))
+        if truth is None:
+            return False
+        kind = obs.get("about", obs.get("type"))
+        return bool(kind == truth["type"] and sorted(obs.get("tiles", [])) == sorted(truth.get("tiles", [])))
 
     def close(self) -> None:
         self._client.disconnect()

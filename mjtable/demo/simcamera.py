@@ -20,26 +20,39 @@ from mjtable.service.camera import FramePipeline, ThreadedPipelineSource, defaul
 from vision.scene import TableScene
 
 
+#: frames a re-shown change is lifted off the table (more than the pipeline's stable_frames)
+BLINK_FRAMES = 5
+
+
 class SimulatedCamera:
     """Both the world's camera (``show``) and the service's observation source (``observations``)."""
 
     def __init__(self, *, seed: int = 0, fps: float = 15.0,
-                 pipeline_factory: Callable[[], FramePipeline] = default_pipeline) -> None:
+                 pipeline_factory: Callable[[], FramePipeline] | None = None) -> None:
         from vision.simcam import SimCamera
 
         self.cam = SimCamera(seed=seed)
         self.scene = TableScene()
+        self._base = TableScene()
+        self._blink = 0
         self._lock = threading.Lock()
-        self.source = ThreadedPipelineSource(self._render, pipeline_factory(), fps=fps)
+        self.pipeline = pipeline_factory() if pipeline_factory else default_pipeline(0.6, allow_template=True)
+        self.source = ThreadedPipelineSource(self._render, self.pipeline, fps=fps)
 
     def show(self, state: GameState, seat: int, observation: dict[str, Any]) -> None:
-        scene = with_change(scene_from_view(referee_view(state)), observation)
+        base = scene_from_view(referee_view(state))
+        scene = with_change(base, observation)
         with self._lock:
-            self.scene = scene
+            if scene == self.scene:  # shown before and not taken: the player picks the tiles up and puts them
+                self._blink = BLINK_FRAMES  # down again, so the camera reads them afresh
+            self._base, self.scene = base, scene
 
     def _render(self) -> Any:  # worker thread
         with self._lock:
             scene = self.scene
+            if self._blink > 0:
+                self._blink -= 1
+                scene = self._base
         return self.cam.render(scene)
 
     def open(self) -> SimulatedCamera:

@@ -194,7 +194,7 @@ class DemoStack:
                    "resumed_at_seq": service.state.seq if service.table.resumed else None,
                    "health": dict(service.health.parts)})
         world_task = asyncio.create_task(world.run(), name="demo.world")
-        referee = DemoReferee(service, self.host, self.port)
+        referee = DemoReferee(service, self.host, self.port, truth=world.shown)
         referee_task = asyncio.create_task(referee.run(), name="demo.referee")
         done, _ = await asyncio.wait({run_task, world_task}, return_when=asyncio.FIRST_COMPLETED)
         if world_task in done:

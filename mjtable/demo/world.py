@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from controller.bots import Action, Bot, claim_order
-from controller.engine.events import Event, Flower, PromotedKong
+from controller.engine.events import ButtonPressed, ChooseVoid, Event, Flower, PromotedKong
 from controller.engine.query import ruleset_of
 from controller.engine.state import GameState, Phase
 from hw.fake import FakeBackend
@@ -92,7 +92,8 @@ class DemoWorld:
         self.act_timeout_s = act_timeout_s
         self.on_act = on_act
         self.stats = WorldStats()
-        self._operator_ids = 0
+        #: seat -> the last change that seat made in front of the camera (the truth the demo referee knows)
+        self.shown: dict[int, dict[str, Any]] = {}
 
     # --- the table's tile reader ------------------------------------------------------------------------
     def wall_reader(self, build_id: int) -> tuple[str, ...]:
@@ -112,6 +113,8 @@ class DemoWorld:
             return []
         if st.phase is Phase.FLOWERS:
             seats = [hand.flower_seat] if hand.flower_seat is not None else []
+        elif st.phase is Phase.VOID:  # Sichuan 定缺: every seat chooses, the bots return None once they have
+            seats = [0, 1, 2, 3]
         elif st.phase is Phase.TURN:
             seats = [hand.turn] if hand.turn is not None else []
         else:
@@ -191,6 +194,12 @@ class DemoWorld:
             await self.press(seat, "call" if fields["button"] == "call" else "pass")
             via = "button"
         elif act.kind == "discard":
+            if fields.get("riichi"):  # riichi: the declaration (no riichi button on this panel), then the discard
+                self._operator(ButtonPressed(id=self._op_id(seat, "riichi"), at_s=self.service.clock(), seat=seat,
+                                             button="riichi"))
+                if not await self._wait_change(st.seq, self.act_timeout_s):
+                    return
+                via = "operator+camera"
             self._show(st, seat, {"type": "discard", "tiles": [str(fields["tile"])],
                                   "position": len(hand.seats[seat].pond)})
         elif act.kind == "claim":
@@ -210,7 +219,13 @@ class DemoWorld:
             s = hand.seats[seat]
             self._show(st, seat, {"type": "win_shown", "tiles": [t.code for t in s.known]})
         elif act.kind in ("flower", "promoted_kong"):
-            self._operator(Flower if act.kind == "flower" else PromotedKong, seat, str(fields["tile"]))
+            cls = Flower if act.kind == "flower" else PromotedKong
+            self._operator(cls(id=self._op_id(seat, act.kind), at_s=self.service.clock(), seat=seat,
+                               tile=str(fields["tile"])))
+            via = "operator"
+        elif act.kind == "void":  # Sichuan 定缺: chosen face down, entered like a referee tablet would
+            self._operator(ChooseVoid(id=self._op_id(seat, "void"), at_s=self.service.clock(), seat=seat,
+                                      suit=str(fields["suit"])))
             via = "operator"
         else:
             raise ValueError(f"the demo world cannot perform {act.kind!r}")
@@ -233,7 +248,9 @@ class DemoWorld:
 
     def _show(self, st: GameState, seat: int, observation: dict[str, Any]) -> None:
         self.stats.camera += 1
-        self.camera.show(st, seat, {"seat": seat, "claimed_from": None, "position": 0, **observation})
+        obs = {"seat": seat, "claimed_from": None, "position": 0, **observation}
+        self.shown[seat] = obs
+        self.camera.show(st, seat, obs)
 
     async def press(self, seat: int, button: str) -> None:
         """Press a seat button on the fake GPIO (edges cross the backend/loop boundary like real ones)."""
@@ -242,9 +259,10 @@ class DemoWorld:
         pin = pins.call if button == "call" else pins.pass_ready
         await asyncio.to_thread(self.gpio.press, pin, self.press_s)
 
-    def _operator(self, cls: type[Flower] | type[PromotedKong], seat: int, tile: str) -> None:
+    def _op_id(self, seat: int, what: str) -> str:
+        return f"op-{progress_key(self.service.state)}-{seat}-{what}".replace(":", "-")
+
+    def _operator(self, ev: Event) -> None:
+        """An act no sensor of a one-camera table sees, entered as the referee's operator would."""
         self.stats.operator += 1
-        self._operator_ids += 1
-        ev: Event = cls(id=f"op-{self.service.state.seq}-{seat}-{tile}", at_s=self.service.clock(), seat=seat,
-                        tile=tile)
         self.service.submit_nowait(ev)

@@ -29,6 +29,7 @@ from hw.factory import open_backend
 from hw.panel import TablePanel
 from mjtable.config import LOG_LEVELS, Config, ConfigError, load_config
 from mjtable.mqtt.channel import TableChannel, status_message
+from mjtable.mqtt.delay import SpectatorDelayQueue
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher, Publisher
 from mjtable.mqtt.topics import TableTopics
@@ -38,6 +39,7 @@ from mjtable.service.mcu import McuPart, WallReader, serial_link_factory
 from mjtable.service.notify import Notifier, SystemdNotifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart, ObservationSource
 from mjtable.service.runner import TableService
+from mjtable.snapshots import SnapshotStore
 
 LOGGER = logging.getLogger("mjtable.service")
 
@@ -78,8 +80,8 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
     notifier = inj.notifier or SystemdNotifier()
     service_ref: list[TableService] = []
 
-    def emit(cls: Any, **fields: Any) -> None:
-        service_ref[0].emit(cls, **fields)
+    def emit(cls: Any, **fields: Any) -> Any:
+        return service_ref[0].emit(cls, **fields)
 
     def phase() -> str:
         return service_ref[0].phase()
@@ -110,7 +112,8 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
 
         def camera_open() -> ObservationSource:
             return open_camera_source(cfg)
-    camera = CameraPart(camera_open, emit, health, describe=f"camera {cfg.camera.source}")
+    camera = CameraPart(camera_open, emit, health, describe=f"camera {cfg.camera.source}",
+                        snapshots=SnapshotStore(cfg.journal_path))
 
     topics = TableTopics(cfg.table.id)
     publisher = inj.publisher
@@ -122,7 +125,19 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
             will=status_message(topics, "offline"), online=status_message(topics, "online"),
             username=cfg.mqtt.username or None, password=password).start()
     game_id = f"{cfg.table.id}-{int(table.state.session.start_s)}"
-    channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id, validate=cfg.mqtt.validate)
+    journal_path = cfg.journal_path
+
+    def record_events() -> list[dict[str, Any]]:
+        from mjtable.recorder.engine_record import record_from_journal
+
+        events: list[dict[str, Any]] = record_from_journal(journal_path)["events"]
+        return events
+
+    delay_queue = SpectatorDelayQueue(cfg.table.data_dir / f"{cfg.table.id}.spectator.sqlite") \
+        if cfg.mqtt.spectator_delay_s > 0 else None
+    channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id, validate=cfg.mqtt.validate,
+                           spectator_delay_s=cfg.mqtt.spectator_delay_s, delay_queue=delay_queue,
+                           record_events=record_events)
 
     def emit_json(obj: dict[str, Any], done: Callable[[str | None], None]) -> None:
         service_ref[0].emit_json(obj, done)

@@ -22,6 +22,9 @@ from mjtable.config import Config
 
 LOGGER = logging.getLogger(__name__)
 
+#: key of the frame an observation was read from, inside the dicts this source yields (removed before the engine)
+FRAME_KEY = "_frame"
+
 
 class FramePipeline(Protocol):
     """Frames in, vision event dicts out (stateful: tracks tiles over frames).  Worker thread only."""
@@ -29,11 +32,51 @@ class FramePipeline(Protocol):
     def process(self, frame: Any) -> list[dict[str, Any]]: ...
 
 
-def default_pipeline(min_confidence: float = 0.85) -> FramePipeline:
-    """Area 6's table pipeline with area 5's classifier; RuntimeError naming what is missing."""
-    live = _optional("vision.pipeline.live", "the vision pipeline")
-    pipeline: FramePipeline = live.TablePipeline.default(min_confidence=min_confidence)
-    return pipeline
+class PipelineAdapter:
+    """Area 6's ``vision.pipeline.table.TablePipeline`` behind :class:`FramePipeline`: numbers the frames and
+    keeps the last frame status (``ok``, ``uncalibrated`` with the reason, ``blurred``).  Worker thread only."""
+
+    def __init__(self, pipeline: Any) -> None:
+        self.pipeline = pipeline
+        self.frames = 0
+        self.status = "starting"
+        self.error: str | None = None
+        self.uncalibrated = 0
+
+    def process(self, frame: Any) -> list[dict[str, Any]]:
+        self.frames += 1
+        report = self.pipeline.process(frame, self.frames)
+        self.status, self.error = report.status, report.error
+        if report.status == "uncalibrated":
+            self.uncalibrated += 1
+            if self.uncalibrated in (1, 100) or self.uncalibrated % 1000 == 0:
+                LOGGER.warning("camera not calibrated (%d frames): %s", self.uncalibrated, report.error)
+        else:
+            self.uncalibrated = 0
+        events: list[dict[str, Any]] = list(report.events)
+        return events
+
+
+def default_pipeline(min_confidence: float = 0.85, *, allow_template: bool = False) -> PipelineAdapter:
+    """Area 6's table pipeline with area 5's ONNX classifier; RuntimeError naming what is missing.
+
+    ``allow_template``: without the ONNX model, use area 6's nearest-template classifier for the simulated
+    camera's own artwork (the demo); a real camera needs the model.
+    """
+    table = _optional("vision.pipeline.table", "the vision pipeline")
+    classifier: Any
+    try:
+        model = _optional("vision.classifier", "the tile classifier")
+        classifier = model.OnnxTileClassifier.load()
+    except (RuntimeError, OSError) as exc:
+        if not allow_template:
+            raise RuntimeError(f"no tile classifier: {exc}") from exc
+        template = _optional("vision.pipeline.template_classifier", "the template classifier")
+        tileart = _optional("vision.pipeline.tileart", "the tile artwork")
+        LOGGER.warning("ONNX tile classifier unavailable (%s): the simulated camera uses the template classifier "
+                       "for its own artwork", exc)
+        classifier = template.TemplateClassifier(tileart.default_tile_art())
+    return PipelineAdapter(table.TablePipeline(classifier, confidence_threshold=min_confidence))
 
 
 def _optional(module: str, what: str) -> Any:
@@ -75,7 +118,8 @@ class ThreadedPipelineSource:
                 if frame is None:
                     break
                 for ev in self.pipeline.process(frame):
-                    loop.call_soon_threadsafe(self._queue.put_nowait, ev)
+                    # the frame rides along (not copied) for the hawk-eye snapshot; the camera part takes it off
+                    loop.call_soon_threadsafe(self._queue.put_nowait, {**ev, FRAME_KEY: frame})
                 self.frames += 1
                 self._stop.wait(max(0.0, period - (time.monotonic() - t0)))
         except Exception as exc:  # handed to the loop: the camera part reports it and retries

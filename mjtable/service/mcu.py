@@ -26,8 +26,8 @@ from mjtable.service.health import Health
 
 LOGGER = logging.getLogger(__name__)
 
-#: emit(EventClass, **fields): the runner stamps ``id`` and ``at_s`` and queues the event for the engine.
-Emit = Callable[..., None]
+#: emit(EventClass, **fields): the runner stamps ``id`` and ``at_s``, queues the event for the engine and returns it.
+Emit = Callable[..., Any]
 
 
 class WallReader(Protocol):

@@ -18,6 +18,7 @@ from hw.panel import TablePanel
 from mjtable.mqtt.channel import TableChannel
 from mjtable.mqtt.commands import Command, CommandEndpoint, engine_event_json
 from mjtable.mqtt.publisher import Publisher
+from mjtable.service.camera import FRAME_KEY
 from mjtable.service.health import Health
 from mjtable.service.mcu import Emit
 
@@ -108,13 +109,21 @@ class ObservationSource(Protocol):
     async def aclose(self) -> None: ...
 
 
+class SnapshotSink(Protocol):
+    """Where the frame of each camera event goes (area 7's ``mjtable.snapshots.SnapshotStore``)."""
+
+    def save_frame(self, event_id: str, frame: Any) -> Any: ...
+
+
 class CameraPart:
-    """Feeds camera observations to the engine as ``CameraObserved`` events."""
+    """Feeds camera observations to the engine as ``CameraObserved`` events; saves the frame each was read from
+    as that event's hawk-eye snapshot (``<journal>.snapshots/<event id>.jpg``) when a sink is given."""
 
     def __init__(self, open_source: Callable[[], ObservationSource] | None, emit: Emit, health: Health, *,
-                 describe: str = "camera", retry_s: float = 5.0) -> None:
+                 describe: str = "camera", retry_s: float = 5.0, snapshots: SnapshotSink | None = None) -> None:
         self._open = open_source
         self._emit = emit
+        self._snapshots = snapshots
         self._health = health
         self._describe = describe
         self._retry_s = retry_s
@@ -136,13 +145,25 @@ class CameraPart:
             try:
                 async for obs in source.observations():
                     self.seen += 1
-                    self._emit(CameraObserved, observation=dict(obs))
+                    observation = dict(obs)
+                    frame = observation.pop(FRAME_KEY, None)
+                    ev = self._emit(CameraObserved, observation=observation)
+                    if frame is not None and self._snapshots is not None and ev is not None:
+                        self._save_snapshot(ev.id, frame)
                 self._health.set("camera", f"down: {self._describe}: the source ended")
             except (OSError, RuntimeError, ValueError) as exc:
                 self._health.set("camera", f"down: {self._describe}: {exc}")
             finally:
                 await source.aclose()
             await asyncio.sleep(self._retry_s)
+
+    def _save_snapshot(self, event_id: str, frame: Any) -> None:
+        if self._snapshots is None:
+            return
+        try:
+            self._snapshots.save_frame(event_id, frame)
+        except (OSError, ValueError) as exc:  # a snapshot is evidence, never a reason to stop refereeing
+            LOGGER.warning("snapshot of %s not saved: %s", event_id, exc)
 
 
 #: emit_json(engine event JSON, on_done): on_done(None) once applied, on_done(reason) when rejected.
@@ -196,6 +217,7 @@ class MqttPart:
             if connected and not was_connected:  # the plain "online" of the reconnect replaced our status
                 self.publish_health(self._health)
             was_connected = connected
+            self.channel.tick()  # releases the delayed spectator mirror
             await asyncio.sleep(self._poll_s)
 
     def _on_command_thread(self, cmd: Command) -> None:  # paho network thread

@@ -25,8 +25,8 @@ from mjtable.service.parts import GpioPart
 
 LOGGER = logging.getLogger(__name__)
 
-#: effect types that go on the public event stream, redacted (rejections never: their messages may name tiles)
-PUBLIC_EFFECTS = ("alert", "infraction")
+#: effects that are reports for the referee (the channel decides what of them the public may see)
+REPORTS = ("alert", "infraction", "rejected")
 
 
 class ServiceMcuPort:
@@ -71,19 +71,13 @@ class ServicePublisher:
         self.channel.publish_timers(list(public.get("timers", [])))
 
     async def publish_effect(self, effect: dict[str, Any]) -> None:
-        kind = effect.get("type")
-        if self.channel is None or kind not in PUBLIC_EFFECTS:
+        """Alerts, infractions and rejections: in full to the referee-only ``referee/events`` topic, and
+        (alerts, infractions) redacted to the public stream — area 7's ``TableChannel.publish_effect`` routes
+        them; ids are deterministic per engine ``seq``."""
+        if self.channel is None or effect.get("type") not in REPORTS:
             return
-        if kind == "alert":  # redacted: an alert's message or data may name a concealed tile (referee view has it)
-            data = {"id": effect.get("id"), "kind": effect.get("kind")}
-            seat = (effect.get("data") or {}).get("seat")
-            if isinstance(seat, int):
-                data["seat"] = seat
-        else:  # an infraction's kind, seat and points are public; its wording stays on the referee view
-            inf = effect.get("infraction") or {}
-            data = {k: v for k, v in inf.items() if k in ("id", "seat", "kind", "points", "status")}
         self._fx_count += 1
-        self.channel.publish_event(str(kind), data, event_id=f"{self.channel.game_id}:{self._seq}:fx{self._fx_count}")
+        self.channel.publish_effect(effect, event_id=f"{self.channel.game_id}:{self._seq}:fx{self._fx_count}")
 
     def publish_events(self, pairs: list[tuple[str, dict[str, Any]]], seq: int, ts_s: float) -> None:
         """The public form of one accepted input event (see :func:`mjtable.service.events_out.public_event`)."""

@@ -96,10 +96,11 @@ class TableService:
                                  id_prefix=self._prefix)
 
     # --- inputs -------------------------------------------------------------------------------------------
-    def emit(self, cls: type[Event], **fields: Any) -> None:
+    def emit(self, cls: type[Event], **fields: Any) -> Event:
         """Queue an engine event of type ``cls`` (loop thread); ``id`` and ``at_s`` are stamped here."""
         ev = cls(id=f"{self._prefix}-{next(self._ids)}", at_s=self.clock(), **fields)
         self.inbox.put_nowait(_Inbound(ev))
+        return ev
 
     def emit_json(self, obj: dict[str, Any], on_done: Callable[[str | None], None] | None = None) -> None:
         """Queue an event given as JSON (referee commands); a malformed one is answered, never raised."""

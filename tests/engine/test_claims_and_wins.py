@@ -149,7 +149,7 @@ def test_false_win_under_minimum_pays_10_each() -> None:
     hands[2] = "123m456m678s234s5z"  # waits 5z: concealed 2 + single wait 1 + short straight 1 + voided 1
     hands[0] = "5z1m1m2m2m7m7m9m3z3z4z4z6z7z"
     hands[1] = "34p345m8m1s1s2z2z6z7z9m"
-    t.deal(hands)
+    t.deal(hands, draws="9s5z")  # seat 1 draws 9s, then seat 2 draws the 5z it waits on
     t.ok("discard", seat=0, tile="5z")
     t.ok("claim", seat=2, kind="win")
     pass_all(t)
@@ -157,8 +157,39 @@ def test_false_win_under_minimum_pays_10_each() -> None:
     assert sum(t.state.session.scores) == 0
     assert t.state.infractions[0].kind == "false_win_under_minimum"
     assert t.seat(2).dead is not None
-    # a dead hand may not win: calling again is another false win
-    assert t.state.phase is Phase.TURN
+    assert t.state.phase is Phase.TURN  # the hand goes on [000:L801; 004:L459 "比赛继续进行"]
+    # a dead hand may not win: when seat 2 later draws its winning 5z, declaring is another false win,
+    # punished like an intentional one (20 to each) [003:L45@3819 "相公与停和者而宣布和牌的,处罚与有意诈和同"]
+    t.ok("discard", seat=1, tile="9s")
+    pass_all(t)
+    hand = t.state.hand
+    assert hand is not None and hand.turn == 2 and hand.drawn is not None and hand.drawn.code == "5z"
+    fx = t.ok("declare_win", seat=2)
+    inf = [e.infraction for e in fx if isinstance(e, InfractionEffect)]
+    assert [i["kind"] for i in inf] == ["false_win_dead_hand"] and inf[0]["seat"] == 2
+    assert t.state.session.scores == (30, 30, -90, 30)
+    assert t.state.phase is Phase.TURN and not any(isinstance(e, HandEnded) for e in fx)
+    assert t.state.hand is not None and t.state.hand.result is None
+
+
+def test_referee_dead_hand_command_takes_away_the_right_to_win() -> None:
+    # 相公 / 停和陪打 by the referee: the seat keeps playing but may not win [000:L820; 004:L466; 003:L45@2521]
+    t = Table()
+    t.deal(TWO_WINNERS_HANDS)  # seats 1 and 3 both wait on 5p
+    t.ok("referee", command="dead_hand", seat=1, reason="wrong tile count (相公)")
+    assert t.seat(1).dead == "wrong tile count (相公)"
+    assert t.rejected("referee", command="dead_hand", seat=7).reason == "bad_seat"
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("claim", seat=1, kind="win")
+    t.ok("claim", seat=3, kind="win")
+    pass_all(t)
+    kinds = [i.kind for i in t.state.infractions]
+    assert kinds == ["false_win_dead_hand"] and t.state.infractions[0].seat == 1
+    r = t.state.history[-1]
+    assert r.winners == (3,) and r.discarder == 0  # the live hand still wins on the same tile (2006)
+    scores = t.state.session.scores
+    assert sum(scores) == 0
+    assert scores[1] == -60 - 8  # 20 to each for the dead hand's call, then 8 to the winner
 
 
 def test_robbing_the_kong() -> None:

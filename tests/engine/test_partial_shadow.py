@@ -11,8 +11,9 @@ import pytest
 from controller.engine.effects import Rejected
 from controller.engine.events import Event, SessionStart, event_from_json
 from controller.engine.simulate import SimRun
-from controller.engine.state import GameState, Phase
+from controller.engine.state import GameState, Phase, SeatState
 from controller.engine.step import start_session, step
+from mjtable.tiles import MeldKind
 
 
 class Shadow:
@@ -54,6 +55,13 @@ class Shadow:
             return
 
 
+def _shown(seat: SeatState) -> list[str]:
+    """What a winner lays down: the face-down kongs turned up (four by four, in declaration order), then the
+    concealed tiles (the engine's convention for a win in partial information)."""
+    kongs = [t.code for m in seat.melds if m.kind is MeldKind.CONCEALED_KONG for t in m.tiles]
+    return kongs + [t.code for t in seat.known]
+
+
 def _translate(full_before: GameState, ev: Event) -> dict[str, Any] | None:
     obj = ev.to_json()
     hand = full_before.hand
@@ -61,11 +69,13 @@ def _translate(full_before: GameState, ev: Event) -> dict[str, Any] | None:
         obj["tiles"] = None
     elif obj["type"] == "claim" and obj["kind"] == "win":
         assert hand is not None
-        obj["tiles"] = [t.code for t in hand.seats[obj["seat"]].known]
+        obj["tiles"] = _shown(hand.seats[obj["seat"]])
     elif obj["type"] == "declare_win":
         assert hand is not None and hand.drawn is not None
-        obj["tiles"] = [t.code for t in hand.seats[obj["seat"]].known]
+        obj["tiles"] = _shown(hand.seats[obj["seat"]])
         obj["win_tile"] = hand.drawn.code
+    elif obj["type"] == "concealed_kong":
+        obj["tile"] = None  # placed face down: an overhead camera sees four backs, never the face
     elif obj["type"] == "button" and obj["button"] == "pass":
         return None  # passes are re-created by sync (the partial window waits for everybody)
     obj.pop("id")
@@ -78,8 +88,10 @@ def test_partial_engine_shadows_the_full_one(rules: str, seed: int) -> None:
     run = SimRun(rules=rules, seed=seed, hands_total=16)
     full = run.start()
     shadow = Shadow(run.session_start())
+    face_down = 0
     while (ev := run.next_event(full)) is not None:
         obj = _translate(full, ev)
+        face_down += obj is not None and obj["type"] == "concealed_kong"
         full, fx = step(full, ev)
         assert not (fx and isinstance(fx[0], Rejected))
         if obj is not None:
@@ -88,6 +100,7 @@ def test_partial_engine_shadows_the_full_one(rules: str, seed: int) -> None:
         assert shadow.state.phase == full.phase, (ev.to_json(), shadow.state.phase, full.phase)
         if full.hand is not None and shadow.state.hand is not None:
             assert [s.hand_size for s in shadow.state.hand.seats] == [s.hand_size for s in full.hand.seats]
+    assert face_down >= 1  # the face-down path really ran (a winner among them turns its kong up)
     assert shadow.state.session.scores == full.session.scores
     assert [(r.kind, r.winners, r.total, r.payments) for r in shadow.state.history] == \
         [(r.kind, r.winners, r.total, r.payments) for r in full.history]

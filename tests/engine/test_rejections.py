@@ -137,3 +137,24 @@ def test_every_event_round_trips_through_json() -> None:
     for kind, cls in EVENT_TYPES.items():
         ev = cls(id=f"x-{kind}", at_s=12.5)
         assert event_from_json(ev.to_json()) == ev
+
+
+@pytest.mark.parametrize(("tileset", "codes", "message"), [
+    ("mcr", "1111m2z2z2z2z2z", "fifth copy of 2z"),  # honours: the path TileSet.check used to get wrong
+    ("mcr", "0m", "not in the MCR tile set"),
+    ("mcr", "1f1f", "copy #2 of 1f"),
+    ("riichi", "05m0m", "too many red fives 0m"),
+    ("riichi", "7z7z7z7z7z", "fifth copy of 7z"),
+    ("riichi", "1f", "not in the riichi tile set"),
+    ("sichuan", "1z", "not in the Sichuan tile set"),
+])
+def test_check_set_rejects_what_no_set_holds(tileset: str, codes: str, message: str) -> None:
+    from controller.engine.errors import Reject
+    from controller.engine.procedure import check_set
+    from mjtable.tiles import TILESETS, parse_tiles
+
+    ts = TILESETS[tileset]
+    with pytest.raises(Reject) as err:
+        check_set(ts, tuple(parse_tiles(codes)))
+    assert err.value.reason == "impossible_tile" and message in err.value.message
+    check_set(ts, tuple(ts.all_tiles()))  # the whole set itself is fine

@@ -152,3 +152,26 @@ def test_expired_turn_limit_stays_at_zero_until_the_seat_acts() -> None:
     assert not any(isinstance(e, InfractionEffect) for e in fx)  # punished once, not again
     t.ok("discard", seat=0, tile="5p")
     assert not any(x.name == "opening" for x in t.state.timers)
+
+
+def test_1998_flowers_overrun_is_charged_to_the_seat_still_replacing() -> None:
+    # V1998: all four replace flowers within 30 s in total, then the dealer has 30 s to discard [000:L472, L496]
+    t = Table(rules="mcr-1998")
+    hands = {**PRIORITY_HANDS, 1: "1f34p345m8m1s1s2z2z6z7z"}  # seat 1 holds a flower; the dealer holds none
+    t.deal(hands)
+    hand = t.state.hand
+    assert t.state.phase is Phase.FLOWERS and hand is not None and hand.flower_seat == 1
+    assert _timer(t, "flowers") == 30.0
+    assert t.ok("tick", dt_s=29.0) == ()  # not yet
+    fx = t.ok("tick", dt_s=2.0)
+    assert Buzz(duration_s=1.0) in fx
+    assert any(isinstance(e, Alert) and e.kind == "timer_zero" and e.data["timer"] == "flowers" for e in fx)
+    inf = [e.infraction for e in fx if isinstance(e, InfractionEffect)]
+    assert [(i["kind"], i["seat"], i["points"]) for i in inf] == [("flowers_overrun", 1, 0)]  # first: a warning
+    expired = [x for x in t.state.timers if x.name == "flowers"]
+    assert expired and expired[0].expired  # the countdown stays on show at zero
+    t.ok("flower", seat=1, tile="1f")  # seat 1 finally replaces; flowers end, the dealer's 30 s begins
+    assert t.state.phase.value == "turn"
+    assert not any(x.name == "flowers" for x in t.state.timers)
+    assert _timer(t, "turn") == 30.0
+    assert [i.kind for i in t.state.infractions] == ["flowers_overrun"]

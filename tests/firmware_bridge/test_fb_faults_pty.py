@@ -161,6 +161,31 @@ async def test_jam_aborts_the_build_until_cleared(rig: Rig) -> None:
     assert (await rig.link.shuffle_and_build()).tiles == 144
 
 
+async def test_critical_motor_overcurrent_refuses_builds_until_reset(rig: Rig) -> None:
+    """CRITICAL: motors disabled until a person has looked at the table and the host sends RESET
+    (docs/serial-protocol.md, Severity).  Injected through the simulator's control channel."""
+    reply = rig.sim.apply_control({"op": "fault", "code": "motor_overcurrent", "severity": "critical"})
+    assert reply["ok"]
+    [fault] = await rig.log.wait_for(Fault)
+    assert (fault.code, fault.severity) == (FaultCode.MOTOR_OVERCURRENT, Severity.CRITICAL)
+    for _ in range(2):  # refused every time, not just once
+        with pytest.raises(McuNackError) as nack:
+            await rig.link.shuffle_and_build(tile_set=144)
+        assert nack.value.reason == NackReason.FAULT_ACTIVE and nack.value.detail == FaultCode.MOTOR_OVERCURRENT
+    assert rig.sim.executed["SHUFFLE_AND_BUILD"] == 0
+    status = await rig.link.status()
+    assert status.state == "fault" and status.fault == "motor_overcurrent"
+    with pytest.raises(McuNackError) as refused:  # CLEAR_FAULT acknowledges ERROR faults only
+        await rig.link.clear_fault()
+    assert refused.value.reason == NackReason.FAULT_ACTIVE
+    await rig.link.reset()
+    [reset] = await rig.log.wait_for(McuReset)
+    assert reset.expected and reset.reason == "reset_command"
+    await until(lambda: rig.link.state == LinkState.READY)
+    assert (await rig.link.shuffle_and_build(tile_set=144)).tiles == 144
+    assert rig.sim.executed["SHUFFLE_AND_BUILD"] == 1
+
+
 async def test_wrong_tile_count_reports_the_count(rig: Rig) -> None:
     rig.sim.faults.fail_next_build = FaultCode.WRONG_TILE_COUNT
     with pytest.raises(BuildFailedError) as info:

@@ -72,3 +72,24 @@ def test_fan_table_per_profile() -> None:
     assert by["Big Four Winds"]["excludes"] == ["Little Four Winds", "Big Three Winds", "All Pungs", "Prevalent Wind",
                                                 "Seat Wind", "Pung of Terminals or Honors"]
     assert {r["name"]: r["points"] for r in t98}["Two Concealed Kongs"] == 6
+
+
+def test_complete_suit_table_equals_the_search_for_every_holdable_suit() -> None:
+    """The precomputed table behind the suit checks (``shapes.complete_suits``) says exactly what the
+    set-by-set search says, for every 9-count suit with at most 4 of a rank and at most 14 tiles."""
+    from itertools import product
+
+    from controller.mcr import shapes
+
+    checked = 0
+    for key in product(range(5), repeat=9):
+        n = sum(key)
+        if n > 14:
+            continue
+        checked += 1
+        r = n % 3
+        ok = r != 1 and shapes._can_split(list(key), 0, r == 2)
+        assert shapes._suit_ok(key) is ok, key
+        assert shapes._suit_state(key) == (0 if n == 0 else -1 if not ok else 1 if r == 2 else 0), key
+    assert checked == 405_350
+    assert len(shapes.complete_suits()) == 21_743

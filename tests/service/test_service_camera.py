@@ -19,6 +19,7 @@ from controller.engine.events import CameraObserved
 from mjtable.service.camera import ThreadedPipelineSource
 from mjtable.service.health import Health
 from mjtable.service.parts import CameraPart
+from mjtable.snapshots import SnapshotStore
 from vision.scene import SeatScene, TableScene
 from vision.simcam import SimCamera
 
@@ -60,8 +61,12 @@ async def test_a_failing_pipeline_marks_the_camera_down(tmp_path: Path) -> None:
     def open_source() -> ThreadedPipelineSource:
         return ThreadedPipelineSource(lambda: frame, CountingPipeline(fail_after=3), fps=500.0)
 
-    part = CameraPart(open_source, lambda cls, **f: emitted.append((cls, f)), health, describe="camera sim",
-                      retry_s=60.0)
+    def emit(cls: type[Any], **fields: Any) -> Any:
+        emitted.append((cls, fields))
+        return cls(id=f"cam-{len(emitted)}", at_s=1.0, **fields)
+
+    snapshots = SnapshotStore(tmp_path / "T.journal.jsonl")
+    part = CameraPart(open_source, emit, health, describe="camera sim", retry_s=60.0, snapshots=snapshots)
     task = asyncio.create_task(part.run())
     for _ in range(500):
         if health.parts["camera"].startswith("down"):
@@ -71,6 +76,9 @@ async def test_a_failing_pipeline_marks_the_camera_down(tmp_path: Path) -> None:
     await asyncio.gather(task, return_exceptions=True)
     assert health.parts["camera"] == "down: camera sim: camera pipeline failed: classifier crashed"
     assert emitted and emitted[0][0] is CameraObserved
+    assert "_frame" not in emitted[0][1]["observation"]  # the frame never reaches the engine or the journal
+    jpg = snapshots.path_for("cam-1")
+    assert jpg.exists() and jpg.read_bytes().startswith(b"\xff\xd8")  # the hawk-eye snapshot of that event
 
 
 def test_missing_pipeline_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

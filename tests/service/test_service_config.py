@@ -64,3 +64,12 @@ def test_relative_data_dir_is_relative_to_the_file(tmp_path: Path) -> None:
     assert cfg.journal_path == tmp_path / "data" / "T7.journal.jsonl"
     assert cfg.gpio.pinout.buzzer is None
     assert cfg.gpio.pinout.buzzer_hz is None
+
+
+def test_rules_profile_options_and_spectator_delay() -> None:
+    cfg = parse_config({"table": {"rules": "riichi-hkma-2025:division=B"}, "mqtt": {"spectator_delay_s": 60}})
+    assert cfg.table.rules == "riichi-hkma-2025:division=B" and cfg.mqtt.spectator_delay_s == 60.0
+    with pytest.raises(ConfigError, match="optionally with profile options"):
+        parse_config({"table": {"rules": "poker:limit"}})
+    with pytest.raises(ConfigError, match="spectator_delay_s"):
+        parse_config({"mqtt": {"spectator_delay_s": 600}})

@@ -38,12 +38,17 @@ def test_service_publisher_ids_are_deterministic_per_seq() -> None:
     channel = TableChannel("T1", pub, clock=lambda: 5.0, game_id="T1-5", validate=False)
     sp = ServicePublisher(channel, asyncio.Event())
     sp.publish_events([("discard", {"seat": 0, "tile": "1m"})], seq=17, ts_s=5.0)
-    asyncio.run(sp.publish_effect({"type": "alert", "id": "al-1", "kind": "timer_zero", "message": "m", "data": {}}))
+    asyncio.run(sp.publish_effect({"type": "alert", "id": "al-1", "kind": "timer_zero", "message": "seat 2 holds 5m",
+                                   "data": {"seat": 2}}))
     asyncio.run(sp.publish_effect({"type": "rejected", "event_id": "e9", "reason": "not_held",
                                    "message": "seat 2 does not hold 4p"}))
     sent = [json.loads(m.payload) for m in broker.messages("mjtable/v1/table/T1/events")]
     assert [d["id"] for d in sent] == ["T1-5:17:0", "T1-5:0:fx1"]
-    assert sent[1]["data"] == {"id": "al-1", "kind": "timer_zero"}  # no message: it may name a tile
+    assert sent[1]["data"]["kind"] == "timer_zero" and "5m" not in json.dumps(sent[1])  # redacted in public
+    referee = [json.loads(m.payload) for m in broker.messages("mjtable/v1/table/T1/referee/events")]
+    assert [(d["type"], d["id"]) for d in referee] == [("alert", "T1-5:0:fx1:referee"),
+                                                       ("rejected", "T1-5:0:fx2:referee")]
+    assert referee[1]["data"]["message"] == "seat 2 does not hold 4p"  # in full, for the referee only
 
 
 async def test_pass_button_means_ready_between_hands(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Tiles are told from the felt by colour: a pixel is foreground when its CIELAB distance from the felt
 (chroma fully, lightness at half weight against the zone's own felt lightness, so uneven lighting does not
-matter) exceeds ``threshold``.  Connected components are explained as tiles: a single tile (any small
+matter) exceeds ``threshold``, or when it is brighter than the felt by ``threshold``; holes (face art that
+looks like felt) are filled.  Connected components are explained as tiles: a single tile (any small
 rotation: a tile knocked out of line), or a row of touching tiles split by the column-height profile
 (tall columns: upright tiles, short columns: a sideways tile, double-height: a promoted kong's two stacked
 sideways tiles).  A component that cannot be explained as tiles (an arm or a hand over the zone) marks
@@ -40,7 +41,7 @@ class TileBlob:
     Attributes:
         cx, cy: centre, zone px.
         length, depth: extent along the row (x) and across it (y), zone px, before rotation.
-        angle_deg: small rotation of a knocked tile, degrees (counter-clockwise on screen).
+        angle_deg: small rotation of a knocked tile, degrees, clockwise on screen (image y points down).
         sideways: the tile lies across (its long side along the row).
     """
 
@@ -76,8 +77,19 @@ def foreground_mask(zone: Image, felt: tuple[float, float], threshold: float = 2
     lightness = lab[..., 0]
     ref = float(np.median(lightness[feltish])) if int(feltish.sum()) > 50 else float(np.median(lightness))
     dl = (lightness - ref) * 0.5
-    mask = ((chroma2 + dl * dl) > threshold * threshold).astype(np.uint8) * 255
-    return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+    brighter = lightness > ref + threshold
+    mask = (((chroma2 + dl * dl) > threshold * threshold) | brighter).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
+    return fill_holes(np.asarray(mask, dtype=np.uint8))
+
+
+def fill_holes(mask: Mask) -> Mask:
+    """Fill every hole enclosed by foreground (green or dark face art that looks like felt)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 255, thickness=-1)
+    return filled
 
 
 def _single(points: npt.NDArray[np.int32], area: int, size: TileSize) -> TileBlob | None:
@@ -95,21 +107,33 @@ def _single(points: npt.NDArray[np.int32], area: int, size: TileSize) -> TileBlo
     if area < 0.72 * rw * rh:
         return None
     sideways = rw > rh
-    return TileBlob(float(cx), float(cy), float(rw), float(rh), float(-angle), sideways)
+    return TileBlob(float(cx), float(cy), float(rw), float(rh), float(angle), sideways)
 
 
-def _runs(categories: list[int]) -> list[tuple[int, int, int]]:
-    """(category, start, end) runs, with runs shorter than 4 columns merged into the previous run."""
+def _runs(categories: list[int], size: TileSize) -> list[tuple[int, int, int]]:
+    """(category, start, end) runs of column categories; slivers (a half-bridged gap between two tiles,
+    anti-aliased edges) shorter than 60 % of a tile are merged into the neighbouring tile run or dropped."""
     runs: list[list[int]] = []
     for i, cat in enumerate(categories):
         if runs and runs[-1][0] == cat:
             runs[-1][2] = i + 1
         else:
             runs.append([cat, i, i + 1])
+    expected = {_SIDE: size.h, _UP: size.w, _STACK: size.h, _OVER: 0.0}
     merged: list[list[int]] = []
     for run in runs:
-        if merged and run[2] - run[1] < 4 and run[0] != 0 and merged[-1][0] != 0:
+        short = run[0] != _GAP and run[2] - run[1] < 0.6 * expected[run[0]]
+        if short and merged and merged[-1][0] not in (_GAP,) and merged[-1][2] == run[1]:
             merged[-1][2] = run[2]
+        elif short:
+            merged.append([_GAP, run[1], run[2]] if run[0] != _OVER else run)
+        elif merged and merged[-1][0] == _GAP and merged[-1][2] - merged[-1][1] < 0.25 * size.w and len(merged) > 1:
+            # a sliver turned gap just before this run: give it to this run
+            sliver = merged.pop()
+            if merged and merged[-1][0] == run[0] and merged[-1][2] == sliver[1] and sliver[0] != _GAP:
+                merged[-1][2] = run[2]
+            else:
+                merged.append([run[0], sliver[1] if sliver[0] != _GAP else run[1], run[2]])
         else:
             merged.append(run)
     return [(r[0], r[1], r[2]) for r in merged]
@@ -134,7 +158,7 @@ def _split_row(comp: Mask, x0: int, y0: int, size: TileSize) -> list[TileBlob] |
         else:
             cats.append(_OVER)
     out: list[TileBlob] = []
-    for cat, start, end in _runs(cats):
+    for cat, start, end in _runs(cats, size):
         if cat == _GAP:
             continue
         if cat == _OVER:
@@ -180,6 +204,9 @@ def segment(mask: Mask, size: TileSize, *, split_rows: bool = False) -> ZoneTile
         if area < min_area:
             continue
         comp = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
+        if area > 1.5 * size.w * size.h and _border_contact(comp, x, y, eroded.shape) > 0.5 * size.w:
+            occluded = True  # an arm reaching in from outside the zone
+            break
         if min(w, h) + 2 < 0.75 * size.w:
             continue  # a thin strip: standing tiles seen from above, a tile edge at the zone border
         ys, xs = np.nonzero(comp)
@@ -203,34 +230,42 @@ def segment(mask: Mask, size: TileSize, *, split_rows: bool = False) -> ZoneTile
     return ZoneTiles(tuple(_grow(t) for t in tiles), occluded)
 
 
+def _border_contact(comp: Mask, x: int, y: int, shape: tuple[int, ...]) -> int:
+    """How many pixels of the component lie on the zone image's border."""
+    height, width = shape[:2]
+    h, w = comp.shape
+    contact = 0
+    if y == 0:
+        contact += int(comp[0].sum())
+    if y + h == height:
+        contact += int(comp[-1].sum())
+    if x == 0:
+        contact += int(comp[:, 0].sum())
+    if x + w == width:
+        contact += int(comp[:, -1].sum())
+    return contact
+
+
 def _grow(blob: TileBlob) -> TileBlob:
     """Undo the one-pixel erosion on each side."""
     return TileBlob(blob.cx, blob.cy, blob.length + 2, blob.depth + 2, blob.angle_deg, blob.sideways)
 
 
 def crop(zone: Image, blob: TileBlob, out_w: int, out_h: int) -> Image:
-    """The tile under ``blob``, de-rotated and turned upright (portrait), resized to out_w x out_h."""
-    w, h = (blob.depth, blob.length) if blob.sideways else (blob.length, blob.depth)
-    # map the output crop onto the rotated box in the zone image
-    m = cv2.getRotationMatrix2D((blob.cx, blob.cy), -blob.angle_deg, 1.0)
-    rotated_w, rotated_h = (h, w) if blob.sideways else (w, h)
-    src = np.array(
-        [
-            [blob.cx - rotated_w / 2, blob.cy - rotated_h / 2],
-            [blob.cx + rotated_w / 2, blob.cy - rotated_h / 2],
-            [blob.cx - rotated_w / 2, blob.cy + rotated_h / 2],
-        ],
-        np.float64,
-    )
-    src = (m[:, :2] @ src.T).T + m[:, 2]
+    """The tile under ``blob``, de-rotated and turned upright (portrait), resized to ``out_w`` x ``out_h``.
+
+    A sideways tile lies with its face top toward the owner's left (the box's left side), so it is turned
+    a quarter clockwise: the output's top-left comes from the box's bottom-left corner.
+    """
+    t = np.deg2rad(blob.angle_deg)
+    ex = np.array([np.cos(t), np.sin(t)]) * blob.length / 2
+    ey = np.array([-np.sin(t), np.cos(t)]) * blob.depth / 2
+    c = np.array([blob.cx, blob.cy])
+    top_left, top_right, bottom_left = c - ex - ey, c + ex - ey, c - ex + ey
     if blob.sideways:
-        # face top points to the owner's left: output top-left is the box's bottom-left, turning it clockwise
-        corners = np.array([src[2], src[0], src[2] + (src[1] - src[0]) + (src[2] - src[0]) * 0], np.float64)
-        tl, tr = src[2], src[0]
-        bl = src[2] + (src[1] - src[0])
-        corners = np.array([tl, tr, bl], np.float64)
+        src = np.array([bottom_left, top_left, c + ex + ey], np.float32)
     else:
-        corners = src
+        src = np.array([top_left, top_right, bottom_left], np.float32)
     dst = np.array([[0, 0], [out_w, 0], [0, out_h]], np.float32)
-    affine = cv2.getAffineTransform(corners.astype(np.float32), dst)
+    affine = cv2.getAffineTransform(src, dst)
     return np.asarray(cv2.warpAffine(zone, affine, (out_w, out_h), flags=cv2.INTER_LINEAR), dtype=np.uint8)

@@ -135,6 +135,19 @@ class SynthTileArt:
         return out
 
 
+#: colour of a tile's bevelled edge as seen from above (BGR)
+BEVEL_BGR = (150, 175, 190)
+
+
+def tile_top(face: Image, w_px: int, h_px: int, bevel_px: int) -> Image:
+    """A tile's top as seen from above: ``face`` inset in a bevelled edge, ``h_px`` x ``w_px`` BGR."""
+    body = np.empty((h_px, w_px, 3), np.uint8)
+    body[:] = BEVEL_BGR
+    inner = cv2.resize(face, (w_px - 2 * bevel_px, h_px - 2 * bevel_px), interpolation=cv2.INTER_AREA)
+    body[bevel_px : h_px - bevel_px, bevel_px : w_px - bevel_px] = inner
+    return body
+
+
 def find_cc0_dir() -> Path:
     """The CC0 tile directory: ``$MJTABLE_TILE_ART`` or the shared copy; raises TileArtMissing."""
     env = os.environ.get(TILE_DIR_ENV)

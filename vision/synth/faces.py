@@ -92,7 +92,7 @@ def draw_dots(canvas: Canvas, box: Box, rank: int, ink: Ink, *, red_five: bool, 
                 cv2.circle(canvas, p, max(r // 10, 1), ink.blue, -1)
 
 
-def _stick(canvas: Canvas, cx: int, cy: int, length: int, width: int, colour: Colour) -> None:
+def _stick(canvas: Canvas, cx: int, cy: int, *, length: int, width: int, colour: Colour) -> None:
     y0, y1 = cy - length // 2, cy + length // 2
     cv2.rectangle(canvas, (cx - width // 2, y0), (cx + width // 2, y1), colour, -1)
     light = tuple(min(255.0, c + 90.0) for c in colour)
@@ -130,11 +130,11 @@ def draw_bamboo(canvas: Canvas, box: Box, rank: int, ink: Ink, *, red_five: bool
         if rank == 8 and k in (1, 2, 5, 6):
             colour = ink.blue if not red_five else ink.red
         cx, cy = _px(box, fx, fy)
-        _stick(canvas, cx, cy, length, width, colour)
+        _stick(canvas, cx, cy, length=length, width=width, colour=colour)
 
 
 def draw_characters(
-    canvas: Canvas, box: Box, rank: int, ink: Ink, font: str, *, red_five: bool, rng: np.random.Generator
+    canvas: Canvas, box: Box, rank: int, ink: Ink, *, font: str, red_five: bool, rng: np.random.Generator
 ) -> None:
     """Characters (萬): the numeral above, 萬 below in red."""
     x, y, w, h = box
@@ -157,7 +157,8 @@ def draw_honour(canvas: Canvas, box: Box, rank: int, ink: Ink, font: str, *, rng
         cv2.rectangle(canvas, (x + w // 5, y + h // 6), (x + w - w // 5, y + h - h // 6), ink.blue, max(1, t // 2))
     else:
         colour = ink.black if rng.random() < 0.7 else ink.blue
-        paint_glyph(canvas, font, WINDS[rank - 1], (x + w // 12, y + h // 8, w - w // 6, h - h // 4), colour, stretch=0.3)
+        box_ = (x + w // 12, y + h // 8, w - w // 6, h - h // 4)
+        paint_glyph(canvas, font, WINDS[rank - 1], box_, colour, stretch=0.3)
 
 
 def draw_flower(canvas: Canvas, box: Box, rank: int, ink: Ink, font: str, *, rng: np.random.Generator) -> None:

@@ -34,7 +34,7 @@ FONTS: dict[str, tuple[str, int]] = {
 }
 
 
-class FontMissing(FileNotFoundError):
+class FontMissingError(FileNotFoundError):
     """A font file needed by a rendering style is not installed."""
 
 
@@ -47,7 +47,7 @@ def font_available(name: str) -> bool:
 def _font(name: str, size: int) -> ImageFont.FreeTypeFont:
     path, index = FONTS[name]
     if not Path(path).is_file():
-        raise FontMissing(f"font {name!r} is not installed ({path}); install its Debian package")
+        raise FontMissingError(f"font {name!r} is not installed ({path}); install its Debian package")
     return ImageFont.truetype(path, size, index=index)
 
 
@@ -60,15 +60,15 @@ def glyph(font: str, text: str) -> Mask:
     arr = np.asarray(img, dtype=np.float32) / 255.0
     ys, xs = np.nonzero(arr > 0.05)
     if len(xs) == 0:
-        raise FontMissing(f"font {font!r} has no glyph for {text!r}")
+        raise FontMissingError(f"font {font!r} has no glyph for {text!r}")
     return np.ascontiguousarray(arr[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
 
 
 def paint(canvas: Canvas, mask: Mask, x: int, y: int, colour: Colour) -> None:
     """Blend ``colour`` into ``canvas`` (float32 HxWx3, 0..255) through ``mask`` placed at (x, y)."""
     h, w = mask.shape
-    H, W = canvas.shape[:2]
-    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    ch, cw = canvas.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, cw), min(y + h, ch)
     if x1 <= x0 or y1 <= y0:
         return
     m = mask[y0 - y : y1 - y, x0 - x : x1 - x, None]
@@ -91,8 +91,8 @@ def paint_glyph(
     bx, by, bw, bh = box
     gh, gw = m.shape
     s = min(bw / gw, bh / gh)
-    w = int(round(gw * s + (bw - gw * s) * stretch))
-    h = int(round(gh * s + (bh - gh * s) * stretch))
+    w = round(gw * s + (bw - gw * s) * stretch)
+    h = round(gh * s + (bh - gh * s) * stretch)
     w, h = max(w, 1), max(h, 1)
     scaled = np.asarray(cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA), dtype=np.float32)
     paint(canvas, scaled, bx + (bw - w) // 2, by + (bh - h) // 2, colour)

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from mjtable.tiles import ALL_CODES, NotationError
 from vision.synth import faces
-from vision.synth.glyphs import Canvas, Colour, FontMissing, font_available, paint_glyph
+from vision.synth.glyphs import Canvas, Colour, FontMissingError, font_available, paint_glyph
 
 Image = npt.NDArray[np.uint8]
 
@@ -50,13 +50,19 @@ _HONOR_FILES = ("Ton", "Nan", "Shaa", "Pei", "Haku", "Hatsu", "Chun")
 _SUIT_FILES = {"m": "Man", "p": "Pin", "s": "Sou"}
 #: Back colours of common sets (BGR): green, blue, orange, yellow, pink, dark green, red, purple.
 _BACKS: tuple[Colour, ...] = (
-    (60, 140, 40), (170, 90, 30), (40, 130, 230), (60, 200, 230), (170, 140, 240), (40, 90, 20), (40, 40, 180),
+    (60, 140, 40),
+    (170, 90, 30),
+    (40, 130, 230),
+    (60, 200, 230),
+    (170, 140, 240),
+    (40, 90, 20),
+    (40, 40, 180),
     (130, 60, 110),
 )
 _SCALE = 2  # drawing happens at twice the output size, then INTER_AREA gives anti-aliasing
 
 
-class UnknownStyle(ValueError):
+class UnknownStyleError(ValueError):
     """The style name is not one of STYLES or HELD_OUT_STYLES."""
 
 
@@ -150,24 +156,22 @@ def _render_cc0(code: str, rng: np.random.Generator) -> Image:
     name = _HONOR_FILES[rank - 1] if suit == "z" else f"{_SUIT_FILES[suit]}{'5-Dora' if rank == 0 else rank}"
     art = _cc0_png(name)
     x, y, w, h = box
-    fw, fh = art.shape[1], art.shape[0]
     # the artwork has its own margin: scale it so its drawn area fills the face box
     s = rng.uniform(1.0, 1.12)
-    art = cv2.resize(art, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
+    art = np.asarray(cv2.resize(art, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA), np.float32)
     ox, oy = x - (art.shape[1] - w) // 2, y - (art.shape[0] - h) // 2
     hue = rng.uniform(0.85, 1.15, 3).astype(np.float32)  # mild recolour of the ink
     region = canvas[max(oy, 0) : oy + art.shape[0], max(ox, 0) : ox + art.shape[1]]
     a = art[: region.shape[0], : region.shape[1]]
     alpha = a[..., 3:4] / 255.0
     region[:] = region * (1 - alpha) + np.clip(a[..., :3] * hue, 0, 255) * alpha
-    del fw, fh
     return _finish(canvas)
 
 
 def _symbola_char(code: str) -> str:
     rank, suit = int(code[0]), code[1]
-    if suit == "z":
-        return chr(0x1F000 + rank - 1)
+    if suit == "z":  # U+1F004..6 are red, green, white dragon: the reverse of 5z..7z
+        return chr(0x1F000 + rank - 1) if rank <= 4 else chr(0x1F004 + 7 - rank)
     if suit == "f":
         return chr(0x1F026 + rank - 1) if rank <= 4 else chr(0x1F022 + (0, 1, 3, 2)[rank - 5])
     base = {"m": 0x1F007, "s": 0x1F010, "p": 0x1F019}[suit]
@@ -199,7 +203,7 @@ def _render_chinese(code: str, style: str, rng: np.random.Generator) -> Image:
     red = rank == 0
     rank = 5 if red else rank
     if suit == "m":
-        faces.draw_characters(canvas, box, rank, ink, font, red_five=red, rng=rng)
+        faces.draw_characters(canvas, box, rank, ink, font=font, red_five=red, rng=rng)
     elif suit == "p":
         faces.draw_dots(canvas, box, rank, ink, red_five=red, rng=rng)
     elif suit == "s":
@@ -216,7 +220,7 @@ def render_tile_face(code: str, *, style: str | None = None, rng: np.random.Gene
 
     ``style=None`` picks one of the installed training styles at random from ``rng``.  ``back`` draws a
     face-down tile (the same for every style: a coloured back).  Raises NotationError for an unknown code,
-    UnknownStyle for an unknown style and FontMissing / FileNotFoundError when that style's font or
+    UnknownStyleError for an unknown style and FontMissingError / FileNotFoundError when that style's font or
     artwork is not installed.
     """
     if code != BACK and code not in ALL_CODES:
@@ -224,10 +228,10 @@ def render_tile_face(code: str, *, style: str | None = None, rng: np.random.Gene
     if style is None:
         styles = available_styles()
         if not styles:
-            raise FontMissing("no rendering style is available: install fonts-noto-cjk or the CC0 artwork")
+            raise FontMissingError("no rendering style is available: install fonts-noto-cjk or the CC0 artwork")
         style = styles[int(rng.integers(len(styles)))]
     if style not in STYLES and style not in HELD_OUT_STYLES:
-        raise UnknownStyle(f"unknown style {style!r}; styles are {', '.join(STYLES + HELD_OUT_STYLES)}")
+        raise UnknownStyleError(f"unknown style {style!r}; styles are {', '.join(STYLES + HELD_OUT_STYLES)}")
     if code == BACK:
         return _render_back(rng)
     if style == "cc0":

@@ -1,0 +1,81 @@
+"""The committed ONNX model through onnxruntime: accuracy on fresh held-out renders, rotations, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.vision_classifier.helpers import held_out_tiles
+from vision.classifier import DEFAULT_MODEL_PATH, BadCropError, ModelError, OnnxTileClassifier, Prediction
+from vision.synth.render import CLASSES, render_tile_face
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
+
+
+@pytest.fixture(scope="module")
+def clf() -> OnnxTileClassifier:
+    return OnnxTileClassifier.load()
+
+
+def test_committed_model_is_small_and_matches_its_metadata(clf: OnnxTileClassifier) -> None:
+    assert DEFAULT_MODEL_PATH.stat().st_size < 5_000_000
+    assert clf.classes == CLASSES
+    assert clf.meta["held_out"]["accuracy"] >= 0.98
+
+
+def test_accuracy_on_300_fresh_held_out_tiles(clf: OnnxTileClassifier) -> None:
+    # seed 424242 is used neither by training (0, 1, ...) nor by its evaluation (10000, 20000)
+    crops, codes = held_out_tiles(300, seed=424242)
+    got = [p.code for p in clf.classify(crops)]
+    acc = np.mean([g == c for g, c in zip(got, codes, strict=True)])
+    assert acc >= 0.98, f"accuracy {acc:.3f}"
+
+
+def test_face_is_reported_whatever_the_rotation(clf: OnnxTileClassifier) -> None:
+    rng = np.random.default_rng(99)
+    crops, truth = [], []
+    for code in CLASSES:
+        face = render_tile_face(code, style="cn-sans", rng=rng)
+        for k in range(4):
+            crops.append(np.ascontiguousarray(np.rot90(face, k)))  # a large, clean, sideways-or-not photo
+            truth.append(code)
+    got = [p.code for p in clf.classify(crops)]
+    acc = np.mean([g == c for g, c in zip(got, truth, strict=True)])
+    assert acc >= 0.98, [(c, g) for c, g in zip(truth, got, strict=True) if c != g]
+
+
+def test_predictions_are_probabilities_with_a_sorted_top3(clf: OnnxTileClassifier) -> None:
+    crops, _ = held_out_tiles(5, seed=5)
+    grey = np.full((30, 20), 128, np.uint8)
+    preds = clf.classify([*crops, grey])
+    assert len(preds) == 6
+    for p in preds:
+        assert isinstance(p, Prediction) and p.code in CLASSES
+        assert len(p.top3) == 3 and p.top3[0] == (p.code, p.confidence)
+        probs = [q for _, q in p.top3]
+        assert probs == sorted(probs, reverse=True) and 0.0 <= sum(probs) <= 1.0 + 1e-5
+    assert clf.classify([]) == []
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [np.zeros((10, 10, 3), np.float32), np.zeros((1, 1, 3), np.uint8), np.zeros((4, 4, 2), np.uint8), "tile.jpg"],
+)
+def test_bad_crops_raise_bad_crop_with_their_index(clf: OnnxTileClassifier, bad: object) -> None:
+    good = np.zeros((20, 20, 3), np.uint8)
+    with pytest.raises(BadCropError, match="crop 1"):
+        clf.classify([good, bad])  # type: ignore[list-item]
+
+
+def test_missing_or_corrupt_model_gives_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="missing"):
+        OnnxTileClassifier.load(tmp_path / "none.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="metadata"):
+        OnnxTileClassifier.load(bad)
+    bad.with_suffix(".json").write_text(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
+    with pytest.raises(ModelError, match="cannot load"):
+        OnnxTileClassifier.load(bad)

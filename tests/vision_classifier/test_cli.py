@@ -1,0 +1,101 @@
+"""`mjtable vision classify` and `mjtable vision enroll` through the real console entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from mjtable.cli import main
+from vision.classifier import DEFAULT_MODEL_PATH
+from vision.classifier.enroll import Enrollment, EnrollmentError
+from vision.synth.augment import augment
+from vision.synth.render import CLASSES, render_tile_face
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
+
+
+def _lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_classify_good_and_corrupt_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(11)
+    files = []
+    for code, k in [("3m", 0), ("7p", 1), ("2z", 2), ("0s", 3), ("back", 0), ("6f", 1)]:
+        face = np.ascontiguousarray(np.rot90(render_tile_face(code, style="cn-kai", rng=rng), k))
+        big = cv2.resize(face, (face.shape[1] * 3, face.shape[0] * 3))  # a photo of any size
+        path = tmp_path / f"{code}.jpg"
+        cv2.imwrite(str(path), big)
+        files.append((path, code))
+    corrupt = tmp_path / "corrupt.jpg"
+    corrupt.write_bytes(b"\xff\xd8\xff\xe0 definitely not a jpeg")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing.jpg"
+    argv = [
+        "vision",
+        "classify",
+        str(files[0][0]),
+        str(corrupt),
+        *(str(p) for p, _ in files[1:]),
+        str(empty),
+        str(missing),
+    ]
+    assert main(argv) == 1
+    rows = _lines(capsys.readouterr().out)
+    assert [r["file"] for r in rows] == [argv[2], str(corrupt), *argv[4:]]
+    by_file = {r["file"]: r for r in rows}
+    for path, code in files:
+        row = by_file[str(path)]
+        assert row["tile"] == code, row
+        assert isinstance(row["confidence"], float) and len(row["top3"]) == 3  # type: ignore[arg-type]
+    for bad in (corrupt, empty, missing):
+        assert "error" in by_file[str(bad)] and "tile" not in by_file[str(bad)]
+
+
+def test_classify_all_good_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "east.png"
+    cv2.imwrite(str(path), render_tile_face("1z", style="cn-serif", rng=np.random.default_rng(2)))
+    assert main(["vision", "classify", str(path)]) == 0
+    assert _lines(capsys.readouterr().out)[0]["tile"] == "1z"
+
+
+def test_classify_with_a_missing_model_reports_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "classify", "--model", str(tmp_path / "x.onnx"), str(tmp_path / "a.jpg")]) == 2
+    assert "missing" in str(_lines(capsys.readouterr().out)[0]["error"])
+
+
+def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The venue's set is the style never trained on (cn-ming): enrollment must not lose accuracy."""
+    rng = np.random.default_rng(5)
+    venue = tmp_path / "venue"
+    for code in CLASSES:
+        (venue / code).mkdir(parents=True)
+        for i in range(4):
+            crop = augment(render_tile_face(code, style="cn-ming", rng=rng), rng, 64)
+            cv2.imwrite(str(venue / code / f"{i}.jpg"), crop)
+    out = tmp_path / "venue.npz"
+    assert main(["vision", "enroll", str(venue), "--out", str(out)]) == 0
+    report = _lines(capsys.readouterr().out)[0]
+    assert report["codes"] == len(CLASSES) and report["photos"] == 4 * len(CLASSES)
+    assert report["accuracy_after"] >= report["accuracy_before"]  # type: ignore[operator]
+    loaded = Enrollment.load(out)
+    assert loaded.codes == CLASSES and loaded.prototypes.shape[0] == len(CLASSES)
+    # classify with the enrollment applied
+    one = venue / "4p" / "0.jpg"
+    assert main(["vision", "classify", "--enrollment", str(out), str(one)]) == 0
+    assert _lines(capsys.readouterr().out)[0]["tile"] == "4p"
+
+
+def test_enroll_rejects_unknown_folders_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "9z").mkdir()
+    assert main(["vision", "enroll", str(tmp_path)]) == 2
+    assert "not a tile code" in str(_lines(capsys.readouterr().out)[0]["error"])
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"nope")
+    with pytest.raises(EnrollmentError):
+        Enrollment.load(bad)

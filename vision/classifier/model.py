@@ -1,0 +1,154 @@
+"""Tile classifier: the ``TileClassifier`` protocol, ``Prediction`` and the onnxruntime implementation.
+
+``OnnxTileClassifier.load()`` opens the committed model ``vision/models/tile_classifier.onnx`` with its
+metadata ``tile_classifier.json`` (classes, input size, normalisation).  ``classify(crops)`` takes BGR uint8
+crops of single tiles (any size, any 90-degree rotation) and returns one ``Prediction`` per crop.  An
+optional ``Enrollment`` (venue prototypes, see ``vision.classifier.enroll``) is blended into the scores.
+
+Thread safety: an onnxruntime session may be run from several threads; ``classify`` keeps no state of its
+own, so one instance can be shared (the pipeline calls it from its single worker thread).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.classifier.preprocess import to_input
+
+if TYPE_CHECKING:
+    from vision.classifier.enroll import Enrollment
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL_PATH = MODEL_DIR / "tile_classifier.onnx"
+#: Crops are run through the network in chunks of this many (bounded memory, good ORT throughput).
+CHUNK = 64
+
+
+class ModelError(RuntimeError):
+    """The model or its metadata is missing, unreadable or inconsistent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """The classifier's answer for one crop: best code, its probability (0..1) and the three best."""
+
+    code: str
+    confidence: float
+    top3: list[tuple[str, float]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"tile": code, "confidence": p, "top3": [[code, p], ...]}`` (rounded to 4 decimals)."""
+        return {
+            "tile": self.code,
+            "confidence": round(self.confidence, 4),
+            "top3": [[c, round(p, 4)] for c, p in self.top3],
+        }
+
+
+class TileClassifier(Protocol):
+    """Classifies crops of single tiles (BGR uint8 HxWx3) into tile codes or ``back``."""
+
+    def classify(self, crops: Sequence[npt.NDArray[np.uint8]]) -> list[Prediction]: ...
+
+
+def _softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+
+def predictions(probs: npt.NDArray[np.float32], classes: Sequence[str]) -> list[Prediction]:
+    """One Prediction per row of class probabilities."""
+    out = []
+    for row in probs:
+        best = np.argsort(-row)[:3]
+        top3 = [(classes[int(i)], float(row[int(i)])) for i in best]
+        out.append(Prediction(top3[0][0], top3[0][1], top3))
+    return out
+
+
+class OnnxTileClassifier:
+    """The committed CNN run by onnxruntime on the CPU (see vision/models/tile_classifier.json)."""
+
+    def __init__(self, session: Any, meta: dict[str, Any], enrollment: Enrollment | None = None) -> None:
+        self._session = session
+        self.meta = meta
+        self.classes: tuple[str, ...] = tuple(meta["classes"])
+        size = meta["input"]["size"]
+        self.size = int(size[0])
+        self.mean = float(meta["input"]["mean"])
+        self.std = float(meta["input"]["std"])
+        self.enrollment = enrollment
+        outputs = [o.name for o in session.get_outputs()]
+        if "logits" not in outputs:
+            raise ModelError(f"model has no 'logits' output (outputs: {outputs})")
+        self._outputs = ["logits", "embedding"] if "embedding" in outputs else ["logits"]
+
+    @classmethod
+    def load(
+        cls, path: str | Path | None = None, *, threads: int | None = None, enrollment: Enrollment | None = None
+    ) -> OnnxTileClassifier:
+        """Open ``path`` (default: the committed model) and its ``.json`` metadata next to it.
+
+        ``threads`` sets onnxruntime's intra-op threads (None: its default).  Raises ModelError with the path
+        when either file is missing or unreadable, or when the metadata does not match the model.
+        """
+        import onnxruntime as ort
+
+        model_path = Path(path) if path is not None else DEFAULT_MODEL_PATH
+        meta_path = model_path.with_suffix(".json")
+        if not model_path.is_file():
+            raise ModelError(f"tile classifier model {model_path} is missing (train it: python -m vision.train)")
+        try:
+            meta = json.loads(meta_path.read_text())
+            if not meta["classes"] or not {"size", "mean", "std"} <= set(meta["input"]):
+                raise KeyError("classes or input.size/mean/std")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ModelError(f"model metadata {meta_path} is missing or invalid: {exc}") from exc
+        opts = ort.SessionOptions()
+        if threads is not None:
+            opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        try:
+            session = ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types for a corrupt file
+            raise ModelError(f"cannot load {model_path}: {exc}") from exc
+        return cls(session, meta, enrollment)
+
+    def run(self, crops: Sequence[object]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
+        """Raw network outputs for ``crops``: (logits N x C, embeddings N x D or None)."""
+        logits, embeds = [], []
+        for start in range(0, len(crops), CHUNK):
+            x = to_input(crops[start : start + CHUNK], self.size, self.mean, self.std)
+            outs = self._session.run(self._outputs, {"input": x})
+            logits.append(np.asarray(outs[0], np.float32))
+            if len(outs) > 1:
+                embeds.append(np.asarray(outs[1], np.float32))
+        if not logits:
+            return np.zeros((0, len(self.classes)), np.float32), None
+        return np.concatenate(logits), (np.concatenate(embeds) if embeds else None)
+
+    def probabilities(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
+        """Class probabilities N x C (the enrollment blended in when one is attached)."""
+        logits, embeds = self.run(crops)
+        probs = _softmax(logits)
+        if self.enrollment is not None and embeds is not None and len(probs):
+            probs = self.enrollment.blend(probs, embeds)
+        return probs
+
+    def classify(self, crops: Sequence[npt.NDArray[np.uint8]]) -> list[Prediction]:
+        """One Prediction per crop (BGR uint8 HxWx3, any size; grey and BGRA accepted).
+
+        Raises ``vision.classifier.preprocess.BadCropError`` (a ValueError naming the crop's index) for an
+        input that is not an image; nothing is classified then.
+        """
+        if len(crops) == 0:
+            return []
+        return predictions(self.probabilities(crops), self.classes)

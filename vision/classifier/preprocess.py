@@ -1,0 +1,53 @@
+"""Crop preprocessing shared by inference (onnxruntime) and training: resize, scale, normalise, NCHW.
+
+Pure functions; any thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+
+
+class BadCropError(ValueError):
+    """A crop is not an image the classifier can read (wrong type, shape or empty)."""
+
+
+def as_bgr(crop: object, index: int = 0) -> Image:
+    """``crop`` as a BGR uint8 HxWx3 array: grey (HxW) and BGRA are converted; anything else raises BadCropError."""
+    if not isinstance(crop, np.ndarray):
+        raise BadCropError(f"crop {index}: expected a numpy array, got {type(crop).__name__}")
+    if crop.dtype != np.uint8:
+        raise BadCropError(f"crop {index}: expected dtype uint8, got {crop.dtype}")
+    if crop.ndim == 2:
+        crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+    elif crop.ndim == 3 and crop.shape[2] == 4:
+        crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
+    if crop.ndim != 3 or crop.shape[2] != 3:
+        raise BadCropError(f"crop {index}: expected an HxWx3 BGR image, got shape {crop.shape}")
+    if crop.shape[0] < 2 or crop.shape[1] < 2:
+        raise BadCropError(f"crop {index}: image of {crop.shape[1]}x{crop.shape[0]} pixels is too small")
+    return np.asarray(crop, dtype=np.uint8)
+
+
+def to_input(crops: Sequence[object], size: int, mean: float, std: float) -> npt.NDArray[np.float32]:
+    """Resize every crop to ``size`` x ``size`` (INTER_AREA when shrinking, else linear; aspect not kept:
+    a sideways tile is squashed the same way in training), scale to 0..1, normalise with ``mean``/``std``;
+    returns N x 3 x size x size."""
+    out = np.empty((len(crops), size, size, 3), np.float32)
+    for i, crop in enumerate(crops):
+        img = as_bgr(crop, i)
+        if img.shape[:2] != (size, size):
+            shrink = img.shape[0] >= size and img.shape[1] >= size
+            interp = cv2.INTER_AREA if shrink else cv2.INTER_LINEAR
+            img = np.asarray(cv2.resize(img, (size, size), interpolation=interp), dtype=np.uint8)
+        out[i] = img
+    out *= 1.0 / 255.0
+    out -= mean
+    out *= 1.0 / std
+    return np.ascontiguousarray(out.transpose(0, 3, 1, 2))

@@ -1,0 +1,111 @@
+"""``mjtable vision ...``: tile classifier tools (classify, enroll) and the camera pipeline's tools.
+
+- ``mjtable vision classify FILE... [--model M] [--enrollment E]``: one JSON line per image,
+  ``{"file", "tile", "confidence", "top3": [[code, p], ...]}``; an unreadable or corrupt file gives
+  ``{"file", "error"}`` and the others continue (exit code 1 when any file failed).
+- ``mjtable vision enroll DIR [--out FILE]``: adapt to a venue's own set from ``DIR/<code>/*.jpg``; prints
+  the accuracy before/after on held-out photos and saves the prototypes (see vision.classifier.enroll).
+- ``calibrate`` / ``watch``: routed to the pipeline's functions when ``vision.pipeline`` provides them.
+
+Runs in the main thread of the ``mjtable`` process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+#: Pipeline subcommands (area 6): name -> (module, function taking the parsed args, returning the exit code).
+PIPELINE_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "calibrate": ("vision.pipeline.cli", "calibrate", "find the table's ArUco markers and save the calibration"),
+    "watch": ("vision.pipeline.cli", "watch", "run the camera pipeline and print vision events as JSON lines"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the ``vision`` subcommands on ``parser``."""
+    sub = parser.add_subparsers(dest="vision_command", metavar="SUBCOMMAND", required=True)
+    c = sub.add_parser("classify", help="classify photos of single tiles (JSON line per file)")
+    c.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    c.add_argument("--model", type=Path, default=None, help="ONNX model (default: the committed one)")
+    c.add_argument("--enrollment", type=Path, default=None, help="venue enrollment file from `vision enroll`")
+    c.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads")
+    e = sub.add_parser("enroll", help="adapt the classifier to a venue's set from DIR/<code>/*.jpg")
+    e.add_argument("directory", type=Path, metavar="DIR")
+    e.add_argument("--out", type=Path, default=Path("venue-enrollment.npz"), help="where to save the prototypes")
+    e.add_argument("--model", type=Path, default=None)
+    e.add_argument("--seed", type=int, default=0, help="seed of the before/after split of the photos")
+    for name, (module, func, help_text) in PIPELINE_COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(pipeline=(module, func))
+
+
+def read_image(path: Path) -> npt.NDArray[np.uint8]:
+    """Read an image file as BGR uint8; raises OSError (missing) or ValueError (not a decodable image)."""
+    import cv2
+
+    data = np.fromfile(path, dtype=np.uint8)  # raises OSError (FileNotFoundError, IsADirectoryError ...)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise ValueError("not a readable image (corrupt or unsupported format)")
+    return np.asarray(img, dtype=np.uint8)
+
+
+def _classify(args: argparse.Namespace) -> int:
+    from vision.classifier import OnnxTileClassifier
+    from vision.classifier.enroll import Enrollment
+
+    enrollment = Enrollment.load(args.enrollment) if args.enrollment else None
+    clf = OnnxTileClassifier.load(args.model, threads=args.threads, enrollment=enrollment)
+    images: list[npt.NDArray[np.uint8]] = []
+    rows: list[dict[str, Any]] = []
+    for path in args.files:
+        try:
+            images.append(read_image(path))
+            rows.append({"file": str(path)})
+        except (OSError, ValueError) as exc:
+            rows.append({"file": str(path), "error": f"{type(exc).__name__}: {exc}"})
+    preds = iter(clf.classify(images))
+    failed = 0
+    for row in rows:
+        if "error" in row:
+            failed += 1
+        else:
+            row.update(next(preds).to_json())
+        print(json.dumps(row), flush=True)
+    return 1 if failed else 0
+
+
+def _pipeline(args: argparse.Namespace) -> int:
+    module, func = args.pipeline
+    try:
+        fn = getattr(importlib.import_module(module), func)
+    except (ImportError, AttributeError):
+        print(json.dumps({"error": f"`vision {args.vision_command}` is not available: {module}.{func} is missing"}))
+        return 2
+    return int(fn(list(args.rest)))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen ``vision`` subcommand; returns the exit code (errors as a JSON line, code 2)."""
+    from vision.classifier import ModelError
+
+    try:
+        if args.vision_command == "classify":
+            return _classify(args)
+        if args.vision_command == "enroll":
+            from vision.classifier.enroll import enroll_command
+
+            return enroll_command(args.directory, args.out, model=args.model, seed=args.seed)
+        return _pipeline(args)
+    except (ModelError, OSError, ValueError) as exc:
+        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), file=sys.stdout)
+        return 2

@@ -1,0 +1,300 @@
+"""The overhead-camera pipeline: camera frame in, vision events out.
+
+Per frame: keep the ArUco calibration (re-checked every ``recheck_every`` frames), reject a blurred frame
+(variance of the Laplacian against the recent median), warp every seat's zones upright, segment tiles
+(an occluded zone is skipped for the frame), classify all crops in one batch, read pond slots, melds and
+the shown hand, and debounce each reading over ``stable_frames`` frames before an event is emitted.
+The pipeline never touches game state; it only reports.
+
+``TablePipeline.process`` is synchronous and CPU-bound: call it from one worker thread (e.g. via
+``asyncio.to_thread``), never from the event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.classifier import Prediction, TileClassifier
+from vision.pipeline.calibration import CalibrationCache, CalibrationError
+from vision.pipeline.events import VisionEvent, make_event
+from vision.pipeline.segmentation import TileBlob, TileSize, crop, felt_ab, foreground_mask, segment
+from vision.pipeline.tracking import EMPTY, Commit, SlotTracker
+from vision.pipeline.zones import DEFAULT_GEOMETRY, TableGeometry, Zone
+from vision.scene import BACK, claimed_from_index
+
+LOGGER = logging.getLogger(__name__)
+Image = npt.NDArray[np.uint8]
+CROP_W, CROP_H = 48, 64
+
+
+@dataclass(frozen=True, slots=True)
+class FrameReport:
+    """What one frame gave.
+
+    Attributes:
+        frame_id: as passed in.
+        events: vision events committed on this frame.
+        status: ``ok``, ``uncalibrated`` (no markers yet: see ``error``) or ``blurred``.
+        occluded: zones skipped because something covered them, as ``"seat:kind"``.
+        camera_moved: the re-check found the camera moved (recalibrated).
+        sharpness: variance of the Laplacian of the frame (half size, grey).
+        error: the calibration error message when ``status`` is ``uncalibrated``.
+    """
+
+    frame_id: int
+    events: list[VisionEvent]
+    status: str
+    occluded: list[str] = field(default_factory=list)
+    camera_moved: bool = False
+    sharpness: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class _Read:
+    """One zone tile awaiting classification."""
+
+    zone: Zone
+    blob: TileBlob
+    index: int = -1
+
+
+def sharpness(frame: Image) -> float:
+    """Variance of the Laplacian of the half-size grey frame (higher is sharper)."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    return float(cv2.Laplacian(small, cv2.CV_32F).var())
+
+
+class TablePipeline:
+    """Frame-to-events pipeline for the overhead camera.
+
+    Args:
+        classifier: batch tile classifier (``vision.classifier.OnnxTileClassifier`` on real cameras).
+        geometry: the table layout.
+        stable_frames: frames a reading must repeat before it counts.
+        confidence_threshold: below this an event becomes ``uncertain``.
+        recheck_every: frames between calibration re-checks.
+        px_per_mm: zone-image resolution.
+        blur_ratio: a frame sharper than ``blur_ratio`` x the recent median is accepted.
+    """
+
+    def __init__(
+        self,
+        classifier: TileClassifier,
+        geometry: TableGeometry = DEFAULT_GEOMETRY,
+        *,
+        stable_frames: int = 3,
+        confidence_threshold: float = 0.6,
+        recheck_every: int = 30,
+        px_per_mm: float = 1.0,
+        blur_ratio: float = 0.6,
+    ) -> None:
+        self.classifier = classifier
+        self.geometry = geometry
+        self.threshold = confidence_threshold
+        self.ppm = px_per_mm
+        self.blur_ratio = blur_ratio
+        self.calibration = CalibrationCache(geometry, recheck_every=recheck_every)
+        self.tracker = SlotTracker(stable_frames, unsettled_frames=4 * stable_frames)
+        self.size = TileSize(geometry.tile_w_mm * px_per_mm, geometry.tile_h_mm * px_per_mm, geometry.tile_gap_mm)
+        self._felt: tuple[float, float] | None = None
+        self._sharp: deque[float] = deque(maxlen=15)
+        self._zones = geometry.all_zones()
+
+    # ----- frame gates ---------------------------------------------------------------------------------
+    def _estimate_felt(self, frame: Image) -> tuple[float, float]:
+        cal = self.calibration.calibration
+        assert cal is not None
+        half = self.geometry.felt_half_mm
+        step = 4.0
+        zone_to_table = np.array([[step, 0, -half], [0, step, -half], [0, 0, 1.0]])
+        n = round(2 * half / step)
+        small = cv2.warpPerspective(frame, cal.table_to_image @ zone_to_table, (n, n), flags=cv2.WARP_INVERSE_MAP)
+        return felt_ab(np.asarray(small, dtype=np.uint8))
+
+    def _blurred(self, value: float) -> bool:
+        if len(self._sharp) >= 3 and value < self.blur_ratio * float(np.median(self._sharp)):
+            return True
+        self._sharp.append(value)
+        return False
+
+    def warp_zone(self, frame: Image, zone: Zone) -> Image:
+        """The zone, upright as its owner sees it, at ``px_per_mm``."""
+        cal = self.calibration.calibration
+        if cal is None:
+            raise CalibrationError("not calibrated")
+        matrix = cal.table_to_image @ zone.zone_to_table(self.ppm)
+        flags = cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR
+        return np.asarray(cv2.warpPerspective(frame, matrix, zone.size_px(self.ppm), flags=flags), dtype=np.uint8)
+
+    # ----- main entry ----------------------------------------------------------------------------------
+    def process(self, frame: Image, frame_id: int) -> FrameReport:
+        """Run one BGR frame through the pipeline (see module doc); never raises for a bad frame."""
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            return FrameReport(frame_id, [], "uncalibrated", error=f"not a BGR uint8 image: {frame.shape}")
+        try:
+            check = self.calibration.update(frame)
+        except CalibrationError as exc:
+            return FrameReport(frame_id, [], "uncalibrated", error=str(exc))
+        if self._felt is None or check.moved:
+            self._felt = self._estimate_felt(frame)
+        sharp = sharpness(frame)
+        if self._blurred(sharp):
+            return FrameReport(frame_id, [], "blurred", camera_moved=check.moved, sharpness=sharp)
+        reads: list[_Read] = []
+        crops: list[Image] = []
+        occluded: list[str] = []
+        readable: list[Zone] = []
+        images: dict[Zone, Image] = {}
+        for zone in self._zones:
+            image = self.warp_zone(frame, zone)
+            found = segment(foreground_mask(image, self._felt), self.size, split_rows=zone.kind == "pond")
+            if found.occluded:
+                occluded.append(f"{zone.seat}:{zone.kind}")
+                continue
+            readable.append(zone)
+            images[zone] = image
+            for blob in found.tiles:
+                reads.append(_Read(zone, blob, len(crops)))
+                crops.append(crop(image, blob, CROP_W, CROP_H))
+        predictions = self.classifier.classify(crops) if crops else []
+        events: list[VisionEvent] = []
+        for zone in readable:
+            mine = [r for r in reads if r.zone == zone]
+            if zone.kind == "pond":
+                events.extend(self._read_pond(zone, mine, predictions, frame_id))
+            elif zone.kind == "melds":
+                events.extend(self._read_melds(zone, mine, predictions, frame_id))
+            else:
+                events.extend(self._read_shown(zone, mine, predictions, frame_id))
+        return FrameReport(frame_id, events, "ok", occluded, check.moved, sharp)
+
+    # ----- readers -------------------------------------------------------------------------------------
+    def _seat_mm(self, zone: Zone, blob: TileBlob) -> tuple[float, float]:
+        return (zone.x0 + blob.cx / self.ppm, zone.y0 + blob.cy / self.ppm)
+
+    def _emit(self, commit: Commit | None, type_: str, frame_id: int, **fields: object) -> list[VisionEvent]:
+        if commit is None:
+            return []
+        seat, _, position = commit.key
+        tiles = fields.pop("tiles")
+        claimed = fields.pop("claimed_from", None)
+        event = make_event(
+            type_,
+            seat=int(seat),
+            tiles=list(tiles),  # type: ignore[call-overload]
+            claimed_from=claimed if isinstance(claimed, int) else None,
+            position=int(position),
+            confidence=commit.confidence,
+            frame_id=frame_id,
+            threshold=1.01 if commit.unsettled else self.threshold,
+        )
+        return [event]
+
+    def _read_pond(self, zone: Zone, reads: list[_Read], preds: list[Prediction], frame_id: int) -> list[VisionEvent]:
+        g = self.geometry
+        slots = g.pond_cols * g.pond_rows
+        centres = np.array([g.pond_slot_centre(i) for i in range(slots)])
+        taken: dict[int, tuple[float, _Read]] = {}
+        for read in reads:
+            x, y = self._seat_mm(zone, read.blob)
+            dist = np.hypot(centres[:, 0] - x, centres[:, 1] - y)
+            for index in np.argsort(dist)[:2]:
+                d = float(dist[index])
+                if d > 0.6 * g.pond_pitch_x_mm:
+                    break
+                if int(index) not in taken or taken[int(index)][0] > d:
+                    taken[int(index)] = (d, read)
+                    break
+        out: list[VisionEvent] = []
+        for index in range(slots):
+            key = (zone.seat, "pond", index)
+            entry = taken.get(index)
+            if entry is None:
+                self.tracker.observe(key, EMPTY, 1.0)
+                continue
+            pred = preds[entry[1].index]
+            commit = self.tracker.observe(key, (pred.code,), pred.confidence)
+            if commit is not None:
+                out += self._emit(commit, "discard", frame_id, tiles=list(commit.value))
+        return out
+
+    def _read_melds(self, zone: Zone, reads: list[_Read], preds: list[Prediction], frame_id: int) -> list[VisionEvent]:
+        g = self.geometry
+        ordered = sorted(reads, key=lambda r: -r.blob.cx)
+        groups: list[list[_Read]] = []
+        split = (g.meld_gap_mm + g.tile_gap_mm) / 2 * self.ppm
+        for read in ordered:
+            if groups:
+                prev = min(groups[-1], key=lambda r: r.blob.cx)
+                gap = (prev.blob.cx - prev.blob.length / 2) - (read.blob.cx + read.blob.length / 2)
+                if gap < split:
+                    groups[-1].append(read)
+                    continue
+            groups.append([read])
+        out: list[VisionEvent] = []
+        for position in range(4):
+            key = (zone.seat, "melds", position)
+            if position >= len(groups):
+                self.tracker.observe(key, EMPTY, 1.0)
+                continue
+            value, confidence = self._meld_signature(groups[position], preds)
+            commit = self.tracker.observe(key, value, confidence)
+            if commit is None or commit.value[0] == "partial":
+                continue
+            kind, tiles, side = commit.value
+            if kind == "concealed_kong":
+                faces = [t for t in tiles if t != BACK]
+                shown = [faces[0]] * 4 if faces else [BACK] * 4
+                out += self._emit(commit, "concealed_kong", frame_id, tiles=shown)
+            elif side < 0:
+                out += self._emit(Commit(key, commit.value, 0.0, True), "meld", frame_id, tiles=list(tiles))
+            else:
+                columns = 3 if len(tiles) == 4 and kind == "promoted" else len(tiles)
+                claimed = claimed_from_index(zone.seat, side, columns)
+                out += self._emit(commit, "meld", frame_id, tiles=list(tiles), claimed_from=claimed)
+        return out
+
+    def _meld_signature(self, group: list[_Read], preds: list[Prediction]) -> tuple[tuple[object, ...], float]:
+        """(kind, tiles left to right, sideways column) of one meld group, and its weakest confidence."""
+        columns: list[list[_Read]] = []
+        for read in sorted(group, key=lambda r: r.blob.cx):
+            if columns and abs(columns[-1][0].blob.cx - read.blob.cx) < 0.4 * self.size.w:
+                columns[-1].append(read)
+            else:
+                columns.append([read])
+        confidence = min(preds[r.index].confidence for r in group)
+        if len(columns) not in (3, 4):
+            return (("partial",), confidence)
+        tiles: list[str] = []
+        extra: list[str] = []
+        side = -1
+        for i, column in enumerate(columns):
+            column.sort(key=lambda r: -r.blob.cy)  # nearest the owner first
+            tiles.append(preds[column[0].index].code)
+            if column[0].blob.sideways:
+                side = i
+            extra += [preds[r.index].code for r in column[1:]]
+        codes = tuple(tiles + extra)
+        if len(codes) == 4 and BACK in codes and side < 0:
+            return (("concealed_kong", codes, -1), confidence)
+        kind = "promoted" if extra else "exposed"
+        return ((kind, codes, side), confidence)
+
+    def _read_shown(self, zone: Zone, reads: list[_Read], preds: list[Prediction], frame_id: int) -> list[VisionEvent]:
+        key = (zone.seat, "shown", 0)
+        upright = sorted((r for r in reads if not r.blob.sideways), key=lambda r: r.blob.cx)
+        if len(upright) < 2:
+            self.tracker.observe(key, EMPTY, 1.0)
+            return []
+        codes = tuple(preds[r.index].code for r in upright)
+        confidence = min(preds[r.index].confidence for r in upright)
+        commit = self.tracker.observe(key, codes, confidence)
+        return self._emit(commit, "win_shown", frame_id, tiles=list(commit.value)) if commit else []
