@@ -13,13 +13,16 @@ import io
 import sys
 from typing import TextIO
 
-from controller.mcr.jsonlines import ALL_RULES, handler_for, run_lines
+from controller.mcr.jsonlines import ALL_RULES, handler_for, parse_options, run_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Register ``--rules``, ``--explain`` and ``--input``."""
+    """Register ``--rules``, ``--explain``, ``--option`` and ``--input``."""
     parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
     parser.add_argument("--explain", action="store_true", help="say which tiles or sets produced each fan")
+    parser.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
+                        help="MCR interpretation switch (repeatable), e.g. four_kongs_adds_concealed=false; "
+                             "see docs/mcr-interpretations.md")
     parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8", errors="replace"), default=None,
                         help="read JSON lines from this file instead of stdin")
 
@@ -33,7 +36,11 @@ def _stdin() -> TextIO:
 
 def run(args: argparse.Namespace) -> int:
     """Score every input line; returns the exit code."""
-    handler = handler_for(args.rules, "score", explain=args.explain)
+    try:
+        handler = handler_for(args.rules, "score", explain=args.explain, options=parse_options(args.option))
+    except ValueError as exc:
+        print(f"mjtable score: {exc}", file=sys.stderr)
+        return 2
     stream = args.input or _stdin()
     run_lines(stream, sys.stdout, handler)
     return 0

@@ -11,12 +11,15 @@ import io
 import sys
 from typing import TextIO
 
-from controller.mcr.jsonlines import ALL_RULES, handler_for, run_lines
+from controller.mcr.jsonlines import ALL_RULES, handler_for, parse_options, run_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Register ``--rules`` and ``--input``."""
+    """Register ``--rules``, ``--option`` and ``--input``."""
     parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
+    parser.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
+                        help="MCR interpretation switch (repeatable), e.g. four_kongs_adds_concealed=false; "
+                             "see docs/mcr-interpretations.md")
     parser.add_argument("--input", type=argparse.FileType("r", encoding="utf-8", errors="replace"), default=None,
                         help="read JSON lines from this file instead of stdin")
 
@@ -30,5 +33,10 @@ def _stdin() -> TextIO:
 
 def run(args: argparse.Namespace) -> int:
     """Answer every input line; returns the exit code."""
-    run_lines(args.input or _stdin(), sys.stdout, handler_for(args.rules, "waits"))
+    try:
+        handler = handler_for(args.rules, "waits", options=parse_options(args.option))
+    except ValueError as exc:
+        print(f"mjtable waits: {exc}", file=sys.stderr)
+        return 2
+    run_lines(args.input or _stdin(), sys.stdout, handler)
     return 0

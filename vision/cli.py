@@ -5,7 +5,7 @@
   ``{"file", "error"}`` and the others continue (exit code 1 when any file failed).
 - ``mjtable vision enroll DIR [--out FILE]``: adapt to a venue's own set from ``DIR/<code>/*.jpg``; prints
   the accuracy before/after on held-out photos and saves the prototypes (see vision.classifier.enroll).
-- ``calibrate`` / ``watch``: routed to the pipeline's functions when ``vision.pipeline`` provides them.
+- ``calibrate IMAGE`` / ``watch SOURCE ...``: the pipeline's commands (``vision.pipeline.cli_support``, area 6).
 
 Runs in the main thread of the ``mjtable`` process.
 """
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-#: Pipeline subcommands (area 6): name -> (module, function taking the parsed args, returning the exit code).
+#: Pipeline subcommands (area 6, ``vision.pipeline.cli_support``): name -> (add-arguments, main, help).
 PIPELINE_COMMANDS: dict[str, tuple[str, str, str]] = {
-    "calibrate": ("vision.pipeline.cli", "calibrate", "find the table's ArUco markers and save the calibration"),
-    "watch": ("vision.pipeline.cli", "watch", "run the camera pipeline and print vision events as JSON lines"),
+    "calibrate": ("add_calibrate_arguments", "calibrate_main", "find the table's ArUco markers, print the calibration"),
+    "watch": ("add_watch_arguments", "watch_main", "run the camera pipeline and print vision events as JSON lines"),
 }
 
 
@@ -42,10 +42,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     e.add_argument("--out", type=Path, default=Path("venue-enrollment.npz"), help="where to save the prototypes")
     e.add_argument("--model", type=Path, default=None)
     e.add_argument("--seed", type=int, default=0, help="seed of the before/after split of the photos")
-    for name, (module, func, help_text) in PIPELINE_COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(pipeline=(module, func))
+    missing = ""
+    try:
+        support: Any = importlib.import_module("vision.pipeline.cli_support")
+    except ImportError as exc:
+        support, missing = None, str(exc)
+    for name, (add_name, main_name, help_text) in PIPELINE_COMMANDS.items():
+        if support is not None and hasattr(support, add_name) and hasattr(support, main_name):
+            p = sub.add_parser(name, help=help_text)
+            getattr(support, add_name)(p)
+            p.set_defaults(pipeline=getattr(support, main_name))
+        else:  # pipeline not installed: accept anything, report it when run
+            p = sub.add_parser(name, help=help_text, add_help=False, prefix_chars="\x00")
+            p.add_argument("rest", nargs=argparse.REMAINDER)
+            p.set_defaults(pipeline=None, missing=missing if support is None else f"{add_name}/{main_name}")
 
 
 def read_image(path: Path) -> npt.NDArray[np.uint8]:
@@ -85,13 +95,10 @@ def _classify(args: argparse.Namespace) -> int:
 
 
 def _pipeline(args: argparse.Namespace) -> int:
-    module, func = args.pipeline
-    try:
-        fn = getattr(importlib.import_module(module), func)
-    except (ImportError, AttributeError):
-        print(json.dumps({"error": f"`vision {args.vision_command}` is not available: {module}.{func} is missing"}))
+    if args.pipeline is None:
+        print(json.dumps({"error": f"`vision {args.vision_command}` is not available: {args.missing}"}))
         return 2
-    return int(fn(list(args.rest)))
+    return int(args.pipeline(args))
 
 
 def run(args: argparse.Namespace) -> int:

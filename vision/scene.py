@@ -233,3 +233,54 @@ class TableScene:
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad table scene JSON: {exc!r}") from exc
         return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]), hands=hands)
+
+
+def _shown_tiles(compact: str) -> tuple[str, ...]:
+    """The concealed part of a compact hand (melds in brackets dropped), as codes."""
+    import re
+
+    from mjtable.tiles import parse_tiles
+
+    return tuple(t.code for t in parse_tiles(re.sub(r"\[[^\]]*\]|\{[^}]*\}", "", compact)))
+
+
+def scene_from_public_state(state: dict[str, Any]) -> TableScene:
+    """What the camera should see for an engine public (or referee) view (``mjtable.public_state/1``).
+
+    Called tiles are gone from the pond (they lie in the claimer's meld); a face-down concealed kong
+    (``tiles`` null) shows four backs; a meld without ``claimed_from`` is drawn as claimed from the left;
+    at a win the winners' hands (``result.hands``) lie face up.  Raises ValueError on a malformed view.
+    """
+    try:
+        result = state.get("result") or {}
+        shown: dict[int, tuple[str, ...]] = {}
+        if result.get("kind") == "win":
+            for seat_text, compact in (result.get("hands") or {}).items():
+                shown[int(seat_text)] = _shown_tiles(str(compact))
+        seats: list[SeatScene] = []
+        for entry in state["seats"]:
+            seat = int(entry["seat"])
+            melds: list[SceneMeld] = []
+            for meld in entry.get("melds", []):
+                kind = str(meld["type"])
+                tiles = tuple(meld["tiles"]) if meld.get("tiles") else (BACK,) * 4
+                if kind == "concealed_kong":
+                    melds.append(SceneMeld("concealed_kong", tiles))
+                elif kind in ("chow", "pung", "kong"):
+                    giver = meld.get("claimed_from")
+                    giver = left_of(seat) if giver is None or int(giver) == seat else int(giver)
+                    melds.append(SceneMeld(kind, tiles, giver))  # type: ignore[arg-type]
+            pond = tuple(str(d["tile"]) for d in entry.get("pond", []) if not d.get("called"))
+            seats.append(
+                SeatScene(
+                    pond=pond[:24],
+                    melds=tuple(melds[:4]),
+                    hand_size=min(18, int(entry.get("hand_size", 0))),
+                    shown_hand=shown.get(seat),
+                )
+            )
+        if len(seats) != NUM_SEATS:
+            raise ValueError(f"a table has {NUM_SEATS} seats, got {len(seats)}")
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not an engine public view: {exc!r}") from exc
+    return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]))

@@ -13,6 +13,7 @@ Deterministic for a given seed.  One SimCamera per thread (it keeps a random gen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -22,6 +23,7 @@ import numpy.typing as npt
 from vision.pipeline.tileart import TileArt, default_tile_art, tile_top
 from vision.pipeline.zones import DEFAULT_GEOMETRY, FloatArray, TableGeometry, seat_to_table
 from vision.scene import BACK, PassingHand, SceneMeld, SeatScene, TableScene, sideways_index
+from vision.sources import Frame
 
 Image = npt.NDArray[np.uint8]
 FRAME_W, FRAME_H = 1280, 720
@@ -96,7 +98,7 @@ class SimCamera:
         """The true homography table mm -> frame px (for tests)."""
         half = self.geometry.canvas_half_mm
         mm_to_canvas = np.array([[self.ppm, 0, half * self.ppm], [0, self.ppm, half * self.ppm], [0, 0, 1.0]])
-        return self.canvas_to_frame @ mm_to_canvas
+        return np.asarray(self.canvas_to_frame @ mm_to_canvas, dtype=np.float64)
 
     def _lighting(self) -> npt.NDArray[np.float32]:
         ys, xs = np.mgrid[0:FRAME_H, 0:FRAME_W].astype(np.float32)
@@ -129,7 +131,7 @@ class SimCamera:
             canvas[y0 - quiet : y0 + side + quiet, x0 - quiet : x0 + side + quiet] = 245
             marker = cv2.aruco.generateImageMarker(dictionary, mid, side)
             canvas[y0 : y0 + side, x0 : x0 + side] = marker[..., None]
-        return canvas
+        return np.asarray(canvas, dtype=np.uint8)
 
     def _tile_image(self, code: str, quarter_turns: int, standing: bool = False) -> Image:
         key = (code, quarter_turns % 4, standing)
@@ -152,7 +154,7 @@ class SimCamera:
             out.extend(self._layout_seat(seat, seat_scene))
         return out
 
-    def _place(self, seat: int, code: str, x: float, y: float, sideways: bool, angle: float = 0.0) -> Placed:
+    def _place(self, seat: int, code: str, x: float, y: float, *, sideways: bool, angle: float = 0.0) -> Placed:
         u, v = seat_to_table(seat, x, y)
         return Placed(code, u, v, seat + (1 if sideways else 0), angle)
 
@@ -165,7 +167,7 @@ class SimCamera:
             k = knocks.get(index)
             if k is not None:
                 x, y = x + k.dx_mm, y + k.dy_mm
-            out.append(self._place(seat, code, x, y, False, k.angle_deg if k else 0.0))
+            out.append(self._place(seat, code, x, y, sideways=False, angle=k.angle_deg if k else 0.0))
         right = g.meld_right_x_mm
         for meld in s.melds:
             out.extend(self._layout_meld(seat, meld, right))
@@ -173,7 +175,7 @@ class SimCamera:
         if s.shown_hand is not None:
             x = g.hand_left_x_mm + 10 + g.tile_w_mm / 2
             for code in s.shown_hand:
-                out.append(self._place(seat, code, x, g.hand_row_y_mm - g.tile_h_mm / 2, False))
+                out.append(self._place(seat, code, x, g.hand_row_y_mm - g.tile_h_mm / 2, sideways=False))
                 x += g.tile_w_mm + g.tile_gap_mm
         return out
 
@@ -202,10 +204,10 @@ class SimCamera:
                 shown = BACK
             width = g.tile_h_mm if i == side else g.tile_w_mm
             depth = g.tile_w_mm if i == side else g.tile_h_mm
-            out.append(self._place(seat, shown, x + width / 2, g.meld_row_y_mm - depth / 2, i == side))
+            out.append(self._place(seat, shown, x + width / 2, g.meld_row_y_mm - depth / 2, sideways=i == side))
             if meld.promoted and i == side:
                 y = g.meld_row_y_mm - g.tile_w_mm - g.tile_gap_mm - g.tile_w_mm / 2
-                out.append(self._place(seat, meld.tiles[3], x + width / 2, y, True))
+                out.append(self._place(seat, meld.tiles[3], x + width / 2, y, sideways=True))
             x += width + g.tile_gap_mm
         return out
 
@@ -280,7 +282,7 @@ class SimCamera:
             kernel = np.zeros((blur_px, blur_px), np.float32)
             kernel[blur_px // 2, :] = 1.0 / blur_px
             frame = cv2.filter2D(frame, -1, kernel)
-        return self._expose(frame)
+        return self._expose(np.asarray(frame, dtype=np.uint8))
 
     def _expose(self, frame: Image) -> Image:
         flicker = float(self.rng.uniform(0.96, 1.04))
@@ -310,3 +312,30 @@ class SimCamera:
         dst = src + jitter + np.array([[30, 0], [-30, 0], [0, 0], [0, 0]], np.float32)
         warped = cv2.warpPerspective(canvas, cv2.getPerspectiveTransform(src, dst), (FRAME_W, FRAME_H))
         return self._expose(np.asarray(warped, dtype=np.uint8))
+
+
+class SimulatedSource:
+    """A :class:`vision.sources.FrameSource` that renders whatever ``scene()`` returns at each read.
+
+    For the demo: pass ``lambda: scene_from_public_state(engine_view)``.  ``frames`` bounds the stream
+    (None: endless); ``t_s`` is ``frame_id / fps``.  Call from one thread.
+    """
+
+    def __init__(
+        self, camera: SimCamera, scene: Callable[[], TableScene], *, frames: int | None = None, fps: float = 10.0
+    ) -> None:
+        self.camera = camera
+        self.scene = scene
+        self.frames = frames
+        self.fps = fps
+        self._next = 0
+
+    def read(self) -> Frame | None:
+        if self.frames is not None and self._next >= self.frames:
+            return None
+        frame = Frame(self.camera.render(self.scene()), self._next, self._next / self.fps)
+        self._next += 1
+        return frame
+
+    def close(self) -> None:
+        self.frames = self._next

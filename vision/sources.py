@@ -178,7 +178,9 @@ def open_source(spec: str) -> FrameSource:
         if not path.exists():
             raise CameraError(f"camera device {spec} does not exist")
         return OpenCvSource(spec)
-    raise CameraError(f"unknown frame source {spec!r}: use a device index, /dev/videoN, picamera2, a directory or a video")
+    raise CameraError(
+        f"unknown frame source {spec!r}: use a device index, /dev/videoN, picamera2, a directory or a video"
+    )
 
 
 async def frames(source: FrameSource) -> AsyncIterator[Frame]:

@@ -246,10 +246,18 @@ def _camera(state: GameState, ev: CameraObserved, fx: list[Effect], *, confirmed
     kind = obs.get("type")
     if kind not in camera.VISION_TYPES:
         raise Reject("bad_event", f"unknown camera event type {kind!r}")
+    if confirmed and kind == "uncertain":  # the referee confirms what the camera was unsure about: its "about"
+        about = obs.get("about")
+        if about not in camera.VISION_TYPES or about == "uncertain":
+            raise Reject("bad_event", f"an uncertain reading about {about!r} cannot be confirmed as it is: send the "
+                         "corrected event (or correct_tile) instead")
+        obs = {**obs, "type": about}
+        kind = about
     if kind == "uncertain" or (not confirmed and (not isinstance(conf, int | float)
                                                  or conf < state.config.camera_min_confidence)):
-        return camera.raise_alert(state, "camera_uncertain", f"camera unsure about a {kind} (confidence {conf})",
-                                  {"observation": obs, "referee_only": kind == "hand_seen"}, fx)
+        what = obs.get("about", kind) if kind == "uncertain" else kind
+        return camera.raise_alert(state, "camera_uncertain", f"camera unsure about a {what} (confidence {conf})",
+                                  {"observation": obs, "referee_only": "hand_seen" in (kind, what)}, fx)
     try:
         if kind == "hand_seen":
             return camera.hand_seen(state, obs)

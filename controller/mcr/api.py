@@ -228,15 +228,15 @@ def is_complete(hand: Hand, win_tile: Tile) -> bool:
     return shapes.is_complete_counts(tuple(conc), len(hand.melds))
 
 
-def waits_detail(hand: Hand, *, seat_wind: Tile, round_wind: Tile, flowers: int = 0, rules: str = "mcr-2006",
-                 explain: bool = False) -> list[tuple[Tile, ScoreResult]]:
+def waits_detail(hand: Hand, *, seat_wind: Tile, round_wind: Tile, flowers: int = 0,
+                 rules: str | RuleProfile = "mcr-2006", explain: bool = False) -> list[tuple[Tile, ScoreResult]]:
     """Each tile that completes ``hand`` with the full :class:`ScoreResult` of a win on a discard of it.
 
     A tile whose four copies are all in the hand is not listed.  Raises :class:`InvalidHand` for a hand that
     is not 13 tiles or has a fifth copy.
     """
     _check_size(hand)
-    prof = get_profile(rules)
+    prof = rules if isinstance(rules, RuleProfile) else get_profile(rules)
     _check_copies([*hand.all_tiles, *hand.flowers])
     conc = tuple(_counts(list(hand.concealed)))
     total = _counts(hand.all_tiles)
@@ -246,7 +246,7 @@ def waits_detail(hand: Hand, *, seat_wind: Tile, round_wind: Tile, flowers: int 
             continue
         tile = Tile(k)
         ctx = WinContext(tile, False, seat_wind, round_wind, flowers)
-        out.append((tile, score_hand(hand, ctx, prof.name, explain=explain)))
+        out.append((tile, score_hand(hand, ctx, prof, explain=explain)))
     return out
 
 

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from controller.mcr.api import score_hand, waits_detail
 from controller.mcr.model import RULE_PROFILES, NotWinningHand, ScoreResult, WinContext
+from controller.mcr.profiles import RuleProfile, profile_with_options
 from mjtable.tiles import WIND_CODES, NotationError, Tile, parse_hand, tile
 
 LineHandler = Callable[[dict[str, Any]], dict[str, Any]]
@@ -37,16 +38,22 @@ class InputError(ValueError):
     """A field of the input object is missing or has the wrong type."""
 
 
-def handler_for(rules: str, command: str, *, explain: bool = False) -> LineHandler:
+def handler_for(rules: str, command: str, *, explain: bool = False,
+                options: dict[str, str] | None = None) -> LineHandler:
     """The line handler for ``rules`` and ``command`` (``score`` or ``waits``).
 
-    MCR profiles are handled here; other families are imported lazily from :data:`OTHER_RULES`.  If that
-    module is missing, every line gets ``{"ok": false, "error": ...}``.
+    MCR profiles are handled here, with ``options`` (interpretation switches, see
+    :data:`controller.mcr.profiles.OPTIONS`; ValueError for a bad one, raised now rather than per line);
+    other families are imported lazily from :data:`OTHER_RULES`.  If that module is missing, every line gets
+    ``{"ok": false, "error": ...}``.
     """
     if rules in RULE_PROFILES:
+        prof: str | RuleProfile = profile_with_options(rules, options) if options else rules
         if command == "score":
-            return lambda obj: score_line(obj, rules=rules, explain=explain)
-        return lambda obj: waits_line(obj, rules=rules)
+            return lambda obj: score_line(obj, rules=prof, explain=explain)
+        return lambda obj: waits_line(obj, rules=prof)
+    if options:
+        raise ValueError(f"--option applies to the MCR rules only, not {rules}")
     module_name = OTHER_RULES.get(rules)
     if module_name is None:
         msg = f"unknown rules {rules!r}: expected one of {', '.join(ALL_RULES)}"
@@ -58,6 +65,17 @@ def handler_for(rules: str, command: str, *, explain: bool = False) -> LineHandl
         msg = f"rules {rules!r} are not available in this build ({module_name}.{command}_line: {exc})"
         return lambda obj: {"ok": False, "error": msg}
     return fn
+
+
+def parse_options(items: Iterable[str] | None) -> dict[str, str]:
+    """``["name=value", ...]`` from ``--option`` into a dict; ValueError for an item without ``=``."""
+    out: dict[str, str] = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--option wants name=value, got {item!r}")
+        out[name.strip()] = value.strip()
+    return out
 
 
 def handle_text_line(line: str, handler: LineHandler) -> dict[str, Any]:
@@ -121,7 +139,7 @@ def result_json(res: ScoreResult, *, explain: bool) -> dict[str, Any]:
     return {"ok": True, "fans": fans, "total": res.total, "meets_minimum": res.meets_minimum}
 
 
-def score_line(obj: dict[str, Any], *, rules: str = "mcr-2006", explain: bool = False) -> dict[str, Any]:
+def score_line(obj: dict[str, Any], *, rules: str | RuleProfile = "mcr-2006", explain: bool = False) -> dict[str, Any]:
     """Score one MCR win described by ``obj`` (see module doc)."""
     try:
         hand, seat, rnd, flowers = _common(obj)
@@ -140,7 +158,7 @@ def score_line(obj: dict[str, Any], *, rules: str = "mcr-2006", explain: bool = 
         return {"ok": False, "error": str(exc)}
 
 
-def waits_line(obj: dict[str, Any], *, rules: str = "mcr-2006") -> dict[str, Any]:
+def waits_line(obj: dict[str, Any], *, rules: str | RuleProfile = "mcr-2006") -> dict[str, Any]:
     """Every tile completing the 13-tile MCR hand in ``obj``, with its total on a discard win."""
     try:
         if "win" in obj:

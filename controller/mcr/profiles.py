@@ -282,6 +282,64 @@ def variant(prof: RuleProfile, *, special_self_drawn: FanId | None = None,
     return replace(out, name=prof.name + "+variant", points=tuple(points), excludes=tuple(ex))
 
 
+def _bool_option(name: str, value: str) -> bool:
+    v = value.strip().lower()
+    if v in ("true", "yes", "on", "1"):
+        return True
+    if v in ("false", "no", "off", "0"):
+        return False
+    raise ValueError(f"option {name}: expected true or false, got {value!r}")
+
+
+def _int_option(name: str, value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"option {name}: expected an integer number of points, got {value!r}") from None
+    if not 0 <= n <= 88:
+        raise ValueError(f"option {name}: points must be 0..88, got {n}")
+    return n
+
+
+def _fan_option(name: str, value: str) -> FanId:
+    choices = {"self_drawn": F.SELF_DRAWN, "fully_concealed_hand": F.FULLY_CONCEALED_HAND}
+    try:
+        return choices[value.strip().lower()]
+    except KeyError:
+        raise ValueError(f"option {name}: expected one of {', '.join(choices)}, got {value!r}") from None
+
+
+#: The interpretation switches a caller may set (``mjtable score|waits --option name=value``), each with its
+#: value parser; docs/mcr-interpretations.md explains every one.
+OPTIONS = {
+    "special_self_drawn": _fan_option,
+    "four_concealed_self_drawn_full": _bool_option,
+    "combined_kong_points": _int_option,
+    "two_concealed_kongs_points": _int_option,
+    "all_green_half_flush": _bool_option,
+    "all_terminals_double_pung": _bool_option,
+    "waits_count_held_fourth": _bool_option,
+    "four_kongs_adds_concealed": _bool_option,
+    "new_pairs_stack": _bool_option,
+}
+
+
+def profile_with_options(rules: str, options: dict[str, str]) -> RuleProfile:
+    """The profile ``rules`` with interpretation switches set from text values (``{"name": "value"}``), as
+    given on the command line.  No options: the plain profile.  Raises ValueError naming a bad name or value."""
+    parsed: dict[str, object] = {}
+    for name, value in options.items():
+        parser = OPTIONS.get(name)
+        if parser is None:
+            raise ValueError(f"unknown option {name!r}: expected one of {', '.join(OPTIONS)}")
+        parsed[name] = parser(name, value)
+    stack = bool(parsed.pop("new_pairs_stack", False))
+    prof = get_profile(rules, new_pairs_stack=stack)
+    if not parsed:
+        return prof
+    return variant(prof, **parsed)  # type: ignore[arg-type]
+
+
 def fan_table(rules: str = "mcr-2006") -> list[dict[str, object]]:
     """The fan table of a profile as JSON-ready rows: id, English and Chinese name, points, the fans each one
     excludes (不计, printed and implied) and its rulebook line.  Fans absent from the profile are left out."""

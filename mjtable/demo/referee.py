@@ -81,7 +81,10 @@ class DemoReferee:
                 continue
             self._acted.add(alert.id)
             obs = dict(alert.data).get("observation")
-            verdict = "confirm" if alert.kind == "camera_uncertain" and self._true(obs) else "reject"
+            # the engine can only apply a typed reading; a pipeline "uncertain" (type unknown) is rejected and the
+            # player puts the tiles down again
+            typed = isinstance(obs, dict) and obs.get("type") != "uncertain"
+            verdict = "confirm" if alert.kind == "camera_uncertain" and typed and self._true(obs) else "reject"
             self.command(verdict, alert.id, alert_id=alert.id)
 
     def _true(self, obs: object) -> bool:

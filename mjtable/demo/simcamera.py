@@ -19,7 +19,6 @@ from mjtable.demo.scenes import scene_from_view, with_change
 from mjtable.service.camera import FramePipeline, ThreadedPipelineSource, default_pipeline
 from vision.scene import TableScene
 
-
 #: frames a re-shown change is lifted off the table (more than the pipeline's stable_frames)
 BLINK_FRAMES = 5
 

@@ -91,6 +91,8 @@ class DemoStack:
         self._t0 = time.monotonic()
         self.hand_lines: list[dict[str, Any]] = []
         self.referee_commands = 0
+        #: tests: end the run as soon as this holds for the engine state (e.g. "four discards seen")
+        self.stop_when: Callable[[GameState], bool] | None = None
 
     def _make_camera(self) -> DemoCamera:
         if self.opts.camera == "direct":
@@ -196,19 +198,29 @@ class DemoStack:
         world_task = asyncio.create_task(world.run(), name="demo.world")
         referee = DemoReferee(service, self.host, self.port, truth=world.shown)
         referee_task = asyncio.create_task(referee.run(), name="demo.referee")
-        done, _ = await asyncio.wait({run_task, world_task}, return_when=asyncio.FIRST_COMPLETED)
+        waits = {run_task, world_task}
+        if self.stop_when is not None:
+            waits.add(asyncio.create_task(self._watch(service, self.stop_when), name="demo.stop_when"))
+        done, pending_waits = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending_waits - {run_task, world_task}:
+            task.cancel()
         if world_task in done:
             world_task.result()
             await self._wait_recorded(service)
-        service.stop()
-        for task in (world_task, referee_task):
+        for task in (world_task, referee_task):  # the players leave the table first, then the service stops
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        service.stop()
         referee.close()
         self.referee_commands = len(referee.sent)
         await run_task
         return self._summary(service)
+
+    async def _watch(self, service: TableService, stop_when: Callable[[GameState], bool]) -> None:
+        while not stop_when(service.state):
+            service.changed.clear()
+            await service.changed.wait()
 
     def stop(self) -> None:
         """SIGINT/SIGTERM: stop the service (the journal keeps the session for a resume)."""

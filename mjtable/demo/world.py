@@ -25,6 +25,7 @@ from controller.bots import Action, Bot, claim_order
 from controller.engine.events import ButtonPressed, ChooseVoid, Event, Flower, PromotedKong
 from controller.engine.query import ruleset_of
 from controller.engine.state import GameState, Phase
+from hw.backend import GpioError
 from hw.fake import FakeBackend
 from hw.panel import PanelPinout
 from mjtable.service.runner import TableService
@@ -257,7 +258,10 @@ class DemoWorld:
         self.stats.buttons += 1
         pins = self.pinout.seats[seat]
         pin = pins.call if button == "call" else pins.pass_ready
-        await asyncio.to_thread(self.gpio.press, pin, self.press_s)
+        try:
+            await asyncio.to_thread(self.gpio.press, pin, self.press_s)
+        except GpioError as exc:  # the service closed its panel (shutting down) while the finger was on it
+            LOGGER.info("press of seat %d %s not delivered: %s", seat, button, exc)
 
     def _op_id(self, seat: int, what: str) -> str:
         return f"op-{progress_key(self.service.state)}-{seat}-{what}".replace(":", "-")

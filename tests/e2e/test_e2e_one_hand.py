@@ -49,17 +49,9 @@ def retained(host: str, port: int, topic: str, timeout_s: float = 10.0) -> dict[
     return doc
 
 
-@pytest.mark.parametrize("camera", ["direct", "sim"])
-def test_one_hand_record_equals_journal_and_display(mosquitto: LocalMosquitto, tmp_path: Path, camera: str) -> None:
-    if camera == "sim":
-        from mjtable.service.camera import default_pipeline
-
-        try:
-            default_pipeline()
-        except RuntimeError as exc:
-            pytest.skip(f"simulated camera needs area 6's pipeline: {exc}")
+def test_one_hand_record_equals_journal_and_display(mosquitto: LocalMosquitto, tmp_path: Path) -> None:
     lines: list[dict[str, Any]] = []
-    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, build_s=0.2, camera=camera, run_dir=tmp_path,
+    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, build_s=0.2, camera="direct", run_dir=tmp_path,
                        broker=f"127.0.0.1:{mosquitto.port}", display_port=-1, table="e2e",
                        validate=True)
     stack = DemoStack(opts, lines.append)
@@ -118,3 +110,37 @@ def test_one_hand_record_equals_journal_and_display(mosquitto: LocalMosquitto, t
                                                                                 list(r.payments))
     assert record["totals"] == [folded.session.scores[p] - folded.session.penalties[p] for p in range(4)]
     assert [ln["event"] for ln in lines][:2] == ["started", "service_ready"]
+
+
+@pytest.mark.timeout(180)
+def test_simulated_camera_through_the_real_pipeline_drives_the_game(mosquitto: LocalMosquitto,
+                                                                     tmp_path: Path) -> None:
+    """Rendered frames (area 6's simcam) -> area 6's pipeline on the camera thread -> the engine: the opening
+    discards of a hand reach the engine only through the camera, and land in the right ponds."""
+    from mjtable.service.camera import default_pipeline
+
+    try:
+        default_pipeline(0.6, allow_template=True)
+    except RuntimeError as exc:
+        pytest.skip(f"simulated camera needs area 6's pipeline: {exc}")
+    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, build_s=0.2, camera="sim", run_dir=tmp_path,
+                       broker=f"127.0.0.1:{mosquitto.port}", display_port=-1, table="e2esim", recorder=False)
+    stack = DemoStack(opts, lambda line: None)
+    stack.stop_when = lambda st: st.hand is not None and sum(len(s.pond) for s in st.hand.seats) >= 4
+    stack.start()
+    try:
+        asyncio.run(stack.play())
+        assert stack.service is not None
+        st = stack.service.state
+        assert stack.world is not None
+        shown = stack.world.stats.camera
+    finally:
+        stack.close()
+    records, _ = read_records(tmp_path / "e2esim.journal.jsonl")
+    camera = [r.event["observation"] for r in records if r.rec == "event" and r.event["type"] == "camera"]
+    discards = [o for o in camera if o["type"] == "discard"]
+    assert st.hand is not None and sum(len(s.pond) for s in st.hand.seats) >= 4
+    assert len(discards) >= 4 and all(isinstance(o["frame_id"], int) and o["frame_id"] > 0 for o in discards)
+    for o in discards:  # every discard the pipeline reported is the tile in that pond slot
+        assert st.hand.seats[o["seat"]].pond[o["position"]].tile.code == o["tiles"][0]
+    assert shown >= 4

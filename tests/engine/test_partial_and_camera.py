@@ -117,3 +117,55 @@ def test_mcu_fault_pauses_and_link_down_alerts() -> None:
     assert t.state.paused and any(isinstance(e, Alert) and e.kind == "mcu_fault" for e in fx)
     fx = t.ok("link_changed", up=False)
     assert not t.state.link_up and t.state.alerts[-1].kind == "link_down"
+
+
+def test_face_down_kong_is_turned_up_at_the_win() -> None:
+    # partial information: the overhead camera never sees a concealed kong's face; the winner turns it up
+    # (核实暗杠): the first four shown tiles per face-down kong, then the concealed tiles
+    t = _partial()
+    t.ok("concealed_kong", seat=0)  # no face
+    assert t.seat(0).melds[0].tiles == () and t.seat(0).unknown == 11
+    t.ok("discard", seat=0, tile="9s")
+    pass_all(t)
+    t.ok("discard", seat=1, tile="5p")
+    concealed = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "5p"]
+    bad = [
+        (concealed, "bad_hand"),  # the kong not shown
+        (["7z", "7z", "7z", "6z", *concealed], "bad_hand"),  # not four of one face
+        (["9s", "9s", "9s", "9s", *concealed], "impossible_tile"),  # a 9s is already face up in the pond
+        (["7z", "7z", "7z", "7z", *concealed[:-1]], "bad_hand"),  # one concealed tile short
+    ]
+    for tiles, reason in bad:
+        assert t.rejected("claim", seat=0, kind="win", tiles=tiles, dt_s=0.0).reason == reason, tiles
+    t.ok("claim", seat=0, kind="win", tiles=["7z", "7z", "7z", "7z", *concealed])  # inside the 3 s window
+    pass_all(t)
+    r = t.state.history[-1]
+    assert r.kind == "win" and r.winners == (0,) and r.discarder == 1
+    fans = {name for name, _pts, _n in r.fans}
+    assert {"Pure Straight", "Concealed Kong"} <= fans
+    assert r.hands[0][1].startswith("{7777z}")
+
+
+def test_confirming_an_uncertain_reading_applies_what_it_was_about() -> None:
+    # the pipeline sends {"type": "uncertain", "about": "discard", ...}; the referee's confirm applies it once
+    # (it used to raise a new camera_uncertain alert each time: an endless loop in the demo)
+    t = _partial()
+    fx = t.ok("camera", observation={**_obs("uncertain", 0, ["9s"], conf=0.5, position=0), "about": "discard"})
+    alert = next(e for e in fx if isinstance(e, Alert))
+    assert alert.kind == "camera_uncertain" and "discard" in alert.message and t.seat(0).pond == ()
+    t.ok("referee", command="confirm", alert_id=alert.id)
+    assert [p.tile.code for p in t.seat(0).pond] == ["9s"]
+    assert sum(1 for a in t.state.alerts if a.kind == "camera_uncertain") == 1
+    # without "about" there is nothing to apply: the confirm is refused with a reason, the alert stays open
+    fx = t.ok("camera", observation=_obs("uncertain", 1, []))
+    vague = next(e for e in fx if isinstance(e, Alert))
+    assert t.rejected("referee", command="confirm", alert_id=vague.id).reason == "bad_event"
+    assert next(a for a in t.state.alerts if a.id == vague.id).open
+
+
+def test_uncertain_hand_reading_stays_referee_only() -> None:
+    t = _partial()
+    obs = {**_obs("uncertain", 2, ["1m", "2m", "3m"], conf=0.3), "about": "hand_seen"}
+    fx = t.ok("camera", observation=obs)
+    alert = next(e for e in fx if isinstance(e, Alert))
+    assert alert.data["referee_only"] is True

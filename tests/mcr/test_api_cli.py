@@ -161,6 +161,33 @@ def test_console_script_end_to_end() -> None:
     assert lines[1]["ok"] is False
 
 
+def test_option_switches_change_the_reading_on_the_command_line() -> None:
+    """``--option name=value`` sets an interpretation switch (docs/mcr-interpretations.md) for score and waits;
+    a bad option is a usage error (exit 2) before any line is read."""
+    four_kongs = '{"hand": "[1111m][2222p]{3333s}{4444z}5z", "win": "5z"}\n'
+
+    def score(*opts: str) -> dict[str, int]:
+        argv = [sys.executable, "-m", "mjtable.cli", "score", *(f"--option={o}" for o in opts)]
+        proc = subprocess.run(argv, input=four_kongs, capture_output=True, text=True, timeout=60, check=True)
+        out = json.loads(proc.stdout)
+        assert out["ok"] is True
+        return {f["name"]: f["points"] for f in out["fans"]}
+
+    assert "Two Concealed Kongs" in score()  # 2006 "暗杠加计"
+    fans = score("four_kongs_adds_concealed=false")  # the 1998 reading
+    assert "Two Concealed Kongs" not in fans and "Two Concealed Pungs" in fans
+    assert score("two_concealed_kongs_points=6")["Two Concealed Kongs"] == 6
+    waits = subprocess.run([sys.executable, "-m", "mjtable.cli", "waits", "--option", "four_kongs_adds_concealed=no"],
+                           input='{"hand": "[1111m][2222p]{3333s}{4444z}5z"}\n', capture_output=True, text=True,
+                           timeout=60, check=True)
+    assert json.loads(waits.stdout)["waits"] == [{"tile": "5z", "total": 106, "meets_minimum": True}]
+    for bad in (["--option", "nope=1"], ["--option", "combined_kong_points=lots"], ["--option", "novalue"],
+                ["--rules", "riichi-hkma-2025", "--option", "new_pairs_stack=true"]):
+        proc = subprocess.run([sys.executable, "-m", "mjtable.cli", "score", *bad], input="", capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert proc.returncode == 2 and proc.stdout == "" and "option" in proc.stderr, bad
+
+
 def test_undecodable_bytes_fail_one_line_only() -> None:
     good = b'{"hand": "123456789m234p7z", "win": "7z"}\n'
     data = good + b'{"hand": "\xff\xfe"}\n' + good
@@ -189,3 +216,13 @@ def test_fuzzed_lines_always_answer() -> None:
             if not out["ok"]:
                 assert isinstance(out["error"], str) and out["error"]
                 assert not str(out["error"]).startswith("internal error"), (obj, out)
+
+
+def test_every_option_is_written_up() -> None:
+    from pathlib import Path
+
+    from controller.mcr.profiles import OPTIONS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mcr-interpretations.md").read_text(encoding="utf-8")
+    for name in OPTIONS:
+        assert f"`{name}`" in doc, name

@@ -15,13 +15,14 @@ from vision.classifier.enroll import Enrollment, EnrollmentError
 from vision.synth.augment import augment
 from vision.synth.render import CLASSES, render_tile_face
 
-pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
+needs_model = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
 
 
 def _lines(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+@needs_model
 def test_classify_good_and_corrupt_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rng = np.random.default_rng(11)
     files = []
@@ -57,6 +58,7 @@ def test_classify_good_and_corrupt_files(tmp_path: Path, capsys: pytest.CaptureF
         assert "error" in by_file[str(bad)] and "tile" not in by_file[str(bad)]
 
 
+@needs_model
 def test_classify_all_good_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "east.png"
     cv2.imwrite(str(path), render_tile_face("1z", style="cn-serif", rng=np.random.default_rng(2)))
@@ -69,6 +71,7 @@ def test_classify_with_a_missing_model_reports_an_error(tmp_path: Path, capsys: 
     assert "missing" in str(_lines(capsys.readouterr().out)[0]["error"])
 
 
+@needs_model
 def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The venue's set is the style never trained on (cn-ming): enrollment must not lose accuracy."""
     rng = np.random.default_rng(5)
@@ -91,6 +94,7 @@ def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert _lines(capsys.readouterr().out)[0]["tile"] == "4p"
 
 
+@needs_model
 def test_enroll_rejects_unknown_folders_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "9z").mkdir()
     assert main(["vision", "enroll", str(tmp_path)]) == 2
@@ -99,3 +103,11 @@ def test_enroll_rejects_unknown_folders_and_bad_files(tmp_path: Path, capsys: py
     bad.write_bytes(b"nope")
     with pytest.raises(EnrollmentError):
         Enrollment.load(bad)
+
+
+def test_pipeline_subcommands_are_routed_to_area_6(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("vision.pipeline.cli_support", reason="the table pipeline is not installed")
+    bad = tmp_path / "frame.jpg"
+    bad.write_bytes(b"garbage")
+    assert main(["vision", "calibrate", str(bad)]) == 2
+    assert "error" in _lines(capsys.readouterr().out)[0]

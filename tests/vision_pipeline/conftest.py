@@ -8,7 +8,7 @@ import pytest
 
 from vision.pipeline.events import VisionEvent
 from vision.pipeline.table import FrameReport, TablePipeline
-from vision.pipeline.template_classifier import TemplateClassifier
+from vision.pipeline.template_classifier import TemplateClassifier, enrolled_template
 from vision.pipeline.tileart import Cc0TileArt
 from vision.scene import TableScene
 from vision.simcam import SimCamera
@@ -21,7 +21,8 @@ def art() -> Cc0TileArt:
 
 @pytest.fixture(scope="session")
 def template(art: Cc0TileArt) -> TemplateClassifier:
-    return TemplateClassifier(art)
+    """The template classifier, enrolled on camera crops of every face from two other simulated cameras."""
+    return enrolled_template(art)
 
 
 @pytest.fixture

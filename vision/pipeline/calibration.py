@@ -5,8 +5,9 @@ DICT_4X4_50), fits a homography on all sixteen marker corners and returns a :cla
 marker is missing it raises :class:`CalibrationError` naming which ones and where they should be.
 
 :class:`CalibrationCache` keeps the calibration between frames and re-checks it every ``recheck_every``
-frames, so a bumped camera is noticed (``CalibrationCheck.moved``) and corrected; a marker hidden by a
-hand at a re-check keeps the cached calibration.  Called from the pipeline's worker thread only.
+frames, and at once when two markers no longer look as they did (a cheap per-frame patch correlation),
+so a bumped camera is noticed (``CalibrationCheck.moved``) and corrected before it misplaces tiles; a marker
+hidden by a hand at a re-check keeps the cached calibration.  Called from the pipeline's worker thread only.
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ class Calibration:
         """JSON-ready summary (for ``mjtable vision calibrate``)."""
         return {
             "table_to_image": [[round(float(v), 6) for v in row] for row in self.table_to_image],
-            "markers": {str(k): [[round(float(c), 1) for c in p] for p in v] for k, v in sorted(self.marker_px.items())},
+            "markers": {
+                str(k): [[round(float(c), 1) for c in p] for p in v] for k, v in sorted(self.marker_px.items())
+            },
             "frame_size": list(self.frame_size),
             "error_px": round(self.error_px, 3),
         }
@@ -79,10 +82,7 @@ def make_detector() -> cv2.aruco.ArucoDetector:
 
 def detect_markers(image: Image, detector: cv2.aruco.ArucoDetector | None = None) -> dict[int, FloatArray]:
     """Find ArUco markers; returns id -> 4x2 image corners (an id seen twice keeps the larger one)."""
-    if image.ndim == 3:
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    else:
-        grey = image
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     corners, ids, _ = (detector or make_detector()).detectMarkers(grey)
     found: dict[int, FloatArray] = {}
     if ids is None:
@@ -163,10 +163,35 @@ class CalibrationCache:
     calibration: Calibration | None = None
     _detector: cv2.aruco.ArucoDetector = field(default_factory=make_detector)
     _since_check: int = 0
+    _reference: list[npt.NDArray[np.float32]] = field(default_factory=list)
+
+    def _marker_patches(self, image: Image, cal: Calibration) -> list[npt.NDArray[np.float32]]:
+        """Grey patches of the image where the markers were at calibration (mean removed, unit norm)."""
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        out: list[npt.NDArray[np.float32]] = []
+        for mid in self.geometry.marker_ids:
+            x0, y0 = np.floor(cal.marker_px[mid].min(axis=0)).astype(int)
+            x1, y1 = np.ceil(cal.marker_px[mid].max(axis=0)).astype(int)
+            patch = grey[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)].astype(np.float32)
+            patch = patch - float(patch.mean()) if patch.size else patch
+            out.append(patch / (float(np.linalg.norm(patch)) + 1e-6))
+        return out
+
+    def _looks_moved(self, image: Image) -> bool:
+        """Cheap per-frame test: do at least two markers no longer look like they did at calibration?"""
+        if self.calibration is None or not self._reference:
+            return False
+        now = self._marker_patches(image, self.calibration)
+        changed = sum(
+            1 for a, b in zip(now, self._reference, strict=True) if a.shape != b.shape or float((a * b).sum()) < 0.6
+        )
+        return changed >= 2
 
     def update(self, image: Image) -> CalibrationCheck:
-        """Re-check if due (or uncalibrated); raises CalibrationError only while no calibration exists."""
-        if self.calibration is not None and self._since_check < self.recheck_every - 1:
+        """Re-check if due, if the markers no longer look the same, or while uncalibrated; raises
+        CalibrationError only while no calibration exists."""
+        due = self.calibration is None or self._since_check >= self.recheck_every - 1
+        if not due and not self._looks_moved(image):
             self._since_check += 1
             return CalibrationCheck(checked=False)
         self._since_check = 0
@@ -181,6 +206,7 @@ class CalibrationCache:
             return CalibrationCheck(checked=True, missing=exc.missing)
         if self.calibration is None:
             self.calibration = fresh
+            self._reference = self._marker_patches(image, fresh)
             return CalibrationCheck(checked=True)
         old = self.calibration
         shift = max(
@@ -191,4 +217,5 @@ class CalibrationCache:
         if moved:
             LOGGER.warning("camera moved by %.1f px: recalibrated", shift)
             self.calibration = fresh
+        self._reference = self._marker_patches(image, self.calibration)
         return CalibrationCheck(checked=True, moved=moved, shift_px=shift)

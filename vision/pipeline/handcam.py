@@ -29,15 +29,17 @@ def find_standing_tiles(frame: Image, min_height_px: int = 30) -> list[tuple[int
     lab = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab)
     background = float(np.median(lab[..., 0]))
     mask = ((lab[..., 0].astype(np.float32) > background + 60) * 255).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    mask = fill_holes(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = fill_holes(np.asarray(cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)), dtype=np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     boxes: list[tuple[int, int, int, int]] = []
     for label in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[label])
         if h < min_height_px or area < 0.6 * w * h:
             continue
-        k = max(1, round(w / (h * TILE_ASPECT)))
+        heights = (labels[y : y + h, x : x + w] == label).sum(axis=0)
+        typical = float(np.median(heights[heights > 0]))
+        k = max(1, round(w / (typical * TILE_ASPECT)))
         step = w / k
         boxes.extend((round(x + i * step), y, round(step), h) for i in range(k))
     return sorted(boxes)

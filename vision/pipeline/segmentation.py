@@ -79,9 +79,9 @@ def foreground_mask(zone: Image, felt: tuple[float, float], threshold: float = 2
     dl = (lightness - ref) * 0.5
     brighter = lightness > ref + threshold
     mask = (((chroma2 + dl * dl) > threshold * threshold) | brighter).astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
-    return fill_holes(np.asarray(mask, dtype=np.uint8))
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    closed = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
+    return fill_holes(np.asarray(closed, dtype=np.uint8))
 
 
 def fill_holes(mask: Mask) -> Mask:
@@ -209,8 +209,8 @@ def segment(mask: Mask, size: TileSize, *, split_rows: bool = False) -> ZoneTile
             break
         if min(w, h) + 2 < 0.75 * size.w:
             continue  # a thin strip: standing tiles seen from above, a tile edge at the zone border
-        ys, xs = np.nonzero(comp)
-        points = np.stack([xs + x, ys + y], axis=1).astype(np.int32)
+        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        points = (np.concatenate(contours).reshape(-1, 2) + np.array([x, y])).astype(np.int32)
         single = _single(points, area, TileSize(size.w - 2, size.h - 2, size.gap))
         if single is not None:
             tiles.append(single)

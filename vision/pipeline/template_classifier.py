@@ -16,10 +16,13 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classifier import Prediction
+from vision.pipeline.segmentation import crop, foreground_mask, segment
+from vision.pipeline.table import CROP_H, CROP_W, TablePipeline
 from vision.pipeline.tileart import TileArt, tile_top
 from vision.scene import BACK
 
 _SIZE = (24, 32)
+Image = npt.NDArray[np.uint8]
 
 
 def all_codes() -> list[str]:
@@ -53,19 +56,38 @@ class TemplateClassifier:
         for code in self.codes:
             face = tile_top(art.face(code), 104, 140, max(1, round(bevel_frac * 104)))
             # the camera sees a tile at about 26 x 35 px: degrade the template the same way
-            face = cv2.resize(cv2.resize(face, seen_px, interpolation=cv2.INTER_AREA), (48, 64))
+            face = np.asarray(cv2.resize(cv2.resize(face, seen_px, interpolation=cv2.INTER_AREA), (48, 64)), np.uint8)
             for turned in (face, np.ascontiguousarray(face[::-1, ::-1])):
                 feats.append(_feature(turned))
-        self._templates = np.stack(feats)
+        self._sort(np.stack(feats), np.repeat(np.arange(len(self.codes)), 2))
         self.sharpness = sharpness
+
+    def add_examples(self, crops: Sequence[npt.NDArray[np.uint8]], codes: Sequence[str]) -> None:
+        """Enroll crops seen by the camera itself (labelled), as extra templates for their codes."""
+        if len(crops) != len(codes):
+            raise ValueError("one code per crop")
+        feats = [self._templates]
+        owners = [self._owners]
+        for crop_img, code in zip(crops, codes, strict=True):
+            index = self.codes.index(code)
+            for turned in (crop_img, np.ascontiguousarray(crop_img[::-1, ::-1])):
+                feats.append(_feature(np.asarray(turned, dtype=np.uint8))[None])
+                owners.append(np.array([index]))
+        self._sort(np.concatenate(feats), np.concatenate(owners))
+
+    def _sort(self, templates: npt.NDArray[np.float32], owners: npt.NDArray[np.int64]) -> None:
+        order = np.argsort(owners, kind="stable")
+        self._templates, self._owners = templates[order], owners[order]
+        self._starts = np.searchsorted(self._owners, np.arange(len(self.codes)))
 
     def classify(self, crops: Sequence[npt.NDArray[np.uint8]]) -> list[Prediction]:
         """One Prediction per crop (BGR uint8)."""
         if len(crops) == 0:
             return []
         feats = np.stack([_feature(np.asarray(c, dtype=np.uint8)) for c in crops])
-        corr = feats @ self._templates.T
-        best = corr.reshape(len(crops), len(self.codes), 2).max(axis=2)  # upright or turned half round
+        corr = np.einsum("ij,kj->ik", feats, self._templates)  # no BLAS thread pool to wake on a busy machine
+        # best over each code's templates (upright, turned, enrolled): templates are kept sorted by code
+        best = np.maximum.reduceat(corr, self._starts, axis=1)
         logits = best * self.sharpness
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
@@ -77,3 +99,47 @@ class TemplateClassifier:
                 Prediction(self.codes[order[0]], float(row[order[0]]), [(self.codes[i], float(row[i])) for i in order])
             )
         return out
+
+
+def learn_from_frame(
+    classifier: TemplateClassifier, pipeline: TablePipeline, frame: Image, ponds: Sequence[Sequence[str]]
+) -> int:
+    """Enroll the pond tiles of a frame whose ponds are known (per seat, in order); returns how many."""
+    pipeline.process(frame, -1)  # calibrates
+    geometry = pipeline.geometry
+    crops: list[Image] = []
+    codes: list[str] = []
+    for zone in pipeline.geometry.all_zones():
+        if zone.kind != "pond":
+            continue
+        image = pipeline.warp_zone(frame, zone)
+        assert pipeline._felt is not None
+        found = segment(foreground_mask(image, pipeline._felt), pipeline.size, split_rows=True)
+        for blob in found.tiles:
+            x, y = zone.x0 + blob.cx / pipeline.ppm, zone.y0 + blob.cy / pipeline.ppm
+            dists = [np.hypot(x - cx, y - cy) for cx, cy in map(geometry.pond_slot_centre, range(24))]
+            slot = int(np.argmin(dists))
+            if dists[slot] < 8.0 and slot < len(ponds[zone.seat]):
+                crops.append(crop(image, blob, CROP_W, CROP_H))
+                codes.append(ponds[zone.seat][slot])
+    classifier.add_examples(crops, codes)
+    return len(crops)
+
+
+def enrolled_template(art: TileArt, seeds: Sequence[int] = (100, 101)) -> TemplateClassifier:
+    """A template classifier enrolled on camera crops of every face, from simulated cameras with ``seeds``
+    (use seeds other than the camera under test)."""
+    from vision.scene import SeatScene, TableScene
+    from vision.simcam import SimCamera
+
+    classifier = TemplateClassifier(art)
+    codes = all_codes()
+    for seed in seeds:
+        cam = SimCamera(art=art, seed=seed)
+        for k in range(2):
+            seq = (codes * 4)[k * 96 + seed % 7 : k * 96 + 96 + seed % 7]
+            ponds = [tuple(seq[i * 24 : (i + 1) * 24]) for i in range(4)]
+            seats = tuple(SeatScene(pond=p) for p in ponds)
+            scene = TableScene(seats=(seats[0], seats[1], seats[2], seats[3]))
+            learn_from_frame(classifier, TablePipeline(classifier), cam.render(scene), ponds)
+    return classifier

@@ -35,7 +35,7 @@ _SUIT_FILES = {"m": "Man", "p": "Pin", "s": "Sou"}
 FACE_W, FACE_H = 120, 160
 
 
-class TileArtMissing(FileNotFoundError):
+class TileArtMissingError(FileNotFoundError):
     """No tile artwork could be found."""
 
 
@@ -87,7 +87,7 @@ class Cc0TileArt:
         path = self.directory / f"{name}.png"
         img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if img is None:
-            raise TileArtMissing(f"tile image {path} is missing or unreadable")
+            raise TileArtMissingError(f"tile image {path} is missing or unreadable")
         return np.asarray(cv2.resize(img, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA), dtype=np.uint8)
 
     def face(self, code: str) -> Image:
@@ -124,12 +124,9 @@ class SynthTileArt:
         cached = self._cache.get(code)
         if cached is not None:
             return cached
-        kwargs: dict[str, object] = {"rng": self._rng}
-        if self._style is not None:
-            kwargs["style"] = self._style
-        raw = np.asarray(self._render(code, **kwargs))
+        raw = np.asarray(self._render(code, style=self._style, rng=self._rng), dtype=np.uint8)
         if raw.ndim == 2:
-            raw = cv2.cvtColor(raw, cv2.COLOR_GRAY2BGR)
+            raw = np.asarray(cv2.cvtColor(raw, cv2.COLOR_GRAY2BGR), dtype=np.uint8)
         out = np.asarray(cv2.resize(raw[..., :3], (FACE_W, FACE_H), interpolation=cv2.INTER_AREA), dtype=np.uint8)
         self._cache[code] = out
         return out
@@ -149,13 +146,13 @@ def tile_top(face: Image, w_px: int, h_px: int, bevel_px: int) -> Image:
 
 
 def find_cc0_dir() -> Path:
-    """The CC0 tile directory: ``$MJTABLE_TILE_ART`` or the shared copy; raises TileArtMissing."""
+    """The CC0 tile directory: ``$MJTABLE_TILE_ART`` or the shared copy; raises TileArtMissingError."""
     env = os.environ.get(TILE_DIR_ENV)
     candidates = ([Path(env)] if env else []) + list(_DEFAULT_DIRS)
     for path in candidates:
         if (path / "Front.png").is_file():
             return path
-    raise TileArtMissing(
+    raise TileArtMissingError(
         f"no tile artwork: set {TILE_DIR_ENV} to riichi-mahjong-tiles/Export/Regular (looked in "
         + ", ".join(str(p) for p in candidates)
         + ")"
@@ -163,11 +160,11 @@ def find_cc0_dir() -> Path:
 
 
 def default_tile_art() -> TileArt:
-    """CC0 artwork when present, else the synthetic renderer; raises TileArtMissing if neither exists."""
+    """CC0 artwork when present, else the synthetic renderer; raises TileArtMissingError if neither exists."""
     try:
         return Cc0TileArt()
-    except TileArtMissing:
+    except TileArtMissingError:
         try:
             return SynthTileArt()
         except ImportError as exc:
-            raise TileArtMissing("neither the CC0 tile artwork nor vision.synth is available") from exc
+            raise TileArtMissingError("neither the CC0 tile artwork nor vision.synth is available") from exc

@@ -66,7 +66,7 @@ class SlotTracker:
         else:
             slot.candidate, slot.streak, slot.confidences = value, 1, []
         slot.confidences.append(confidence)
-        if value != slot.committed and value != EMPTY:
+        if value not in (slot.committed, EMPTY):
             slot.unsettled += 1
             slot.seen[value] += 1
         if slot.streak >= self.stable_frames and value != slot.committed:

@@ -68,7 +68,7 @@ class Zone:
     def zone_to_table(self, px_per_mm: float) -> FloatArray:
         """3x3 matrix taking zone-image pixels (col, row) to table-frame mm."""
         to_seat = np.array([[1.0 / px_per_mm, 0.0, self.x0], [0.0, 1.0 / px_per_mm, self.y0], [0.0, 0.0, 1.0]])
-        return seat_affine(self.seat) @ to_seat
+        return np.asarray(seat_affine(self.seat) @ to_seat, dtype=np.float64)
 
     def size_px(self, px_per_mm: float) -> tuple[int, int]:
         """(width, height) of the zone image in pixels."""

@@ -1,0 +1,77 @@
+"""The real ONNX classifier on rendered frames, and the ``mjtable vision calibrate|watch`` functions."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tests.vision_pipeline.conftest import Runner
+from vision.classifier import DEFAULT_MODEL_PATH, OnnxTileClassifier
+from vision.pipeline.cli_support import add_watch_arguments, calibrate_main, watch_main
+from vision.pipeline.table import TablePipeline
+from vision.scene import SceneMeld, SeatScene, TableScene
+from vision.simcam import SimCamera
+
+needs_model = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason=f"no committed model at {DEFAULT_MODEL_PATH}")
+POND = ("1p", "9s", "4p", "1s", "6z", "2z", "0p", "7p", "3s", "8p", "5z", "9m")
+
+
+@needs_model
+def test_onnx_classifier_reads_rendered_discards_and_melds(cam: SimCamera) -> None:
+    runner = Runner(cam, TablePipeline(OnnxTileClassifier.load(threads=2)))
+    melds = (SceneMeld("pung", ("5p",) * 3, claimed_from=2), SceneMeld("chow", ("3s", "4s", "5s"), claimed_from=3))
+    scene = TableScene(seats=(SeatScene(pond=POND, melds=melds), SeatScene(), SeatScene(pond=POND[:6]), SeatScene()))
+    events = runner.show(scene, 4)
+    discards = [e for e in events if e["type"] == "discard" or e.get("about") == "discard"]
+    # every tile is reported at its slot, as a discard or (if the model is unsure) as uncertain
+    assert sorted((e["seat"], e["position"]) for e in discards) == sorted(
+        [(0, i) for i in range(len(POND))] + [(2, i) for i in range(6)]
+    )
+    right = [e for e in discards if e["tiles"] == [scene.seats[e["seat"]].pond[e["position"]]]]
+    assert len(right) >= 0.8 * len(discards), [(e["tiles"], e["position"]) for e in discards]
+    meld_events = [e for e in events if e["type"] == "meld" or e.get("about") == "meld"]
+    assert {e["claimed_from"] for e in meld_events if e["type"] == "meld"} <= {2, 3}
+    assert len(meld_events) == 2
+
+
+def test_calibrate_main_prints_calibration_or_missing_markers(tmp_path: Path, cam: SimCamera) -> None:
+    good, bad = tmp_path / "good.png", tmp_path / "bad.png"
+    frame = cam.render(TableScene())
+    cv2.imwrite(str(good), frame)
+    frame[:300, 800:] = 0  # hide the top-right marker (id 2)
+    cv2.imwrite(str(bad), frame)
+    out = io.StringIO()
+    assert calibrate_main(argparse.Namespace(image=good), out) == 0
+    assert calibrate_main(argparse.Namespace(image=bad), out) == 2
+    assert calibrate_main(argparse.Namespace(image=tmp_path / "none.png"), out) == 2
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines[0]["calibration"]["error_px"] < 1.0
+    assert lines[1]["missing"] == [2] and "top-right" in lines[1]["error"]
+    assert "cannot read image" in lines[2]["error"]
+
+
+@needs_model
+def test_watch_main_runs_the_simulated_camera(tmp_path: Path) -> None:
+    scene = TableScene(seats=(SeatScene(pond=("1p", "9s")), SeatScene(), SeatScene(), SeatScene()))
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene.to_json()))
+    parser = argparse.ArgumentParser()
+    add_watch_arguments(parser)
+    out = io.StringIO()
+    assert watch_main(parser.parse_args([f"sim:{path}", "--frames", "4"]), out) == 0
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted(e["position"] for e in events) == [0, 1]
+
+
+def test_watch_main_reports_a_missing_source_as_json(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    add_watch_arguments(parser)
+    out = io.StringIO()
+    code = watch_main(parser.parse_args([str(tmp_path / "missing.mp4")]), out)
+    assert code == 2
+    assert "error" in json.loads(out.getvalue())

@@ -1,0 +1,105 @@
+"""Functions behind ``mjtable vision calibrate IMAGE`` and ``mjtable vision watch SOURCE``.
+
+``vision/cli.py`` (the classifier team's module) adds the sub-subcommands with :func:`add_calibrate_arguments`
+/ :func:`add_watch_arguments` and calls :func:`calibrate_main` / :func:`watch_main`.  Output is JSON lines
+on stdout; errors are one JSON line ``{"error": ...}`` on stdout plus exit code 2, nothing lost.
+
+* ``calibrate IMAGE``: finds the four ArUco markers and prints the calibration, or which markers are missing.
+* ``watch SOURCE``: runs the pipeline over a frame source (device index, /dev/videoN, picamera2, an image
+  directory, a video file, or ``sim:SCENE.json`` for the simulated camera) and prints every vision event;
+  ``--status`` adds one line per frame that was not read (uncalibrated, blurred) or had occluded zones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import cv2
+import numpy as np
+
+from vision.pipeline.calibration import CalibrationError, calibrate
+from vision.pipeline.zones import DEFAULT_GEOMETRY
+
+
+def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", help="a camera frame showing the whole table with its four ArUco markers")
+
+
+def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="0, /dev/video2, picamera2, an image directory, a video, or sim:SCENE.json")
+    parser.add_argument("--frames", type=int, default=0, help="stop after this many frames (0: until the end)")
+    parser.add_argument("--stable", type=int, default=3, help="frames a reading must repeat before it counts")
+    parser.add_argument("--threshold", type=float, default=0.6, help="confidence below which events are uncertain")
+    parser.add_argument("--model", default=None, help="ONNX classifier (default: the committed model)")
+    parser.add_argument("--status", action="store_true", help="also print frames that were not read")
+
+
+def _error(message: str, out: TextIO) -> int:
+    out.write(json.dumps({"error": message}) + "\n")
+    return 2
+
+
+def calibrate_main(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """Print ``{"image": ..., "calibration": {...}}`` or ``{"error": ..., "missing": [...]}``; returns exit code."""
+    raw = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if raw is None:
+        return _error(f"cannot read image {args.image}", out)
+    try:
+        cal = calibrate(np.asarray(raw, dtype=np.uint8), DEFAULT_GEOMETRY)
+    except CalibrationError as exc:
+        out.write(json.dumps({"image": str(args.image), "error": str(exc), "missing": list(exc.missing)}) + "\n")
+        return 2
+    out.write(json.dumps({"image": str(args.image), "calibration": cal.to_json()}) + "\n")
+    return 0
+
+
+def watch_main(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """Run the pipeline over ``args.source`` and print events as JSON lines; returns exit code."""
+    from vision.pipeline.table import TablePipeline
+    from vision.sources import CameraError, FrameSource, open_source
+
+    source: FrameSource
+    try:
+        if str(args.source).startswith("sim:"):
+            from vision.scene import TableScene
+            from vision.simcam import SimCamera, SimulatedSource
+
+            scene = TableScene.from_json(json.loads(Path(str(args.source)[4:]).read_text()))
+            source = SimulatedSource(SimCamera(), lambda: scene, frames=args.frames or 30)
+        else:
+            source = open_source(str(args.source))
+    except (CameraError, OSError, ValueError) as exc:
+        return _error(str(exc), out)
+    try:
+        from vision.classifier import ModelError, OnnxTileClassifier
+
+        classifier = OnnxTileClassifier.load(args.model, threads=2)
+    except (ImportError, ModelError) as exc:
+        source.close()
+        return _error(f"no tile classifier: {exc}", out)
+    pipe = TablePipeline(classifier, stable_frames=args.stable, confidence_threshold=args.threshold)
+    count = 0
+    try:
+        while not args.frames or count < args.frames:
+            frame = source.read()
+            if frame is None:
+                break
+            report = pipe.process(frame.image, frame.frame_id)
+            for event in report.events:
+                out.write(json.dumps(event) + "\n")
+            if args.status and (report.status != "ok" or report.occluded):
+                status = {"frame_id": report.frame_id, "status": report.status, "occluded": report.occluded}
+                if report.error:
+                    status["error"] = report.error
+                out.write(json.dumps(status) + "\n")
+            out.flush()
+            count += 1
+    except CameraError as exc:
+        return _error(str(exc), out)
+    finally:
+        source.close()
+    return 0
