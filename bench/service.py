@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             from mjtable.service.camera import default_pipeline
 
-            default_pipeline()
+            default_pipeline(0.2, allow_template=True)
             camera = "sim"
         except RuntimeError:
             camera = "direct"

@@ -35,7 +35,9 @@ class SimulatedCamera:
         self._base = TableScene()
         self._blink = 0
         self._lock = threading.Lock()
-        self.pipeline = pipeline_factory() if pipeline_factory else default_pipeline(0.6, allow_template=True)
+        # the pipeline reports every reading typed (threshold 0.2); the engine's own camera_min_confidence then
+        # turns the doubtful ones into referee alerts that a referee can confirm (an untyped "uncertain" cannot be)
+        self.pipeline = pipeline_factory() if pipeline_factory else default_pipeline(0.2, allow_template=True)
         self.source = ThreadedPipelineSource(self._render, self.pipeline, fps=fps)
 
     def show(self, state: GameState, seat: int, observation: dict[str, Any]) -> None:

@@ -78,16 +78,18 @@ def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixtu
     venue = tmp_path / "venue"
     for code in CLASSES:
         (venue / code).mkdir(parents=True)
-        for i in range(4):
+        for i in range(6):
             crop = augment(render_tile_face(code, style="cn-ming", rng=rng), rng, 64)
             cv2.imwrite(str(venue / code / f"{i}.jpg"), crop)
     out = tmp_path / "venue.npz"
     assert main(["vision", "enroll", str(venue), "--out", str(out)]) == 0
     report = _lines(capsys.readouterr().out)[0]
-    assert report["codes"] == len(CLASSES) and report["photos"] == 4 * len(CLASSES)
-    assert report["accuracy_after"] >= report["accuracy_before"]  # type: ignore[operator]
+    assert report["codes"] == len(CLASSES) and report["photos"] == 6 * len(CLASSES)
+    after, before = report["accuracy_after"], report["accuracy_before"]
+    assert isinstance(after, float) and isinstance(before, float)
+    assert after >= before and after >= 0.9
     loaded = Enrollment.load(out)
-    assert loaded.codes == CLASSES and loaded.prototypes.shape[0] == len(CLASSES)
+    assert set(loaded.codes) == set(CLASSES) and loaded.prototypes.shape[0] == len(CLASSES)
     # classify with the enrollment applied
     one = venue / "4p" / "0.jpg"
     assert main(["vision", "classify", "--enrollment", str(out), str(one)]) == 0

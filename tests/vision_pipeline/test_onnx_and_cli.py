@@ -23,7 +23,7 @@ POND = ("1p", "9s", "4p", "1s", "6z", "2z", "0p", "7p", "3s", "8p", "5z", "9m")
 
 @needs_model
 def test_onnx_classifier_reads_rendered_discards_and_melds(cam: SimCamera) -> None:
-    runner = Runner(cam, TablePipeline(OnnxTileClassifier.load(threads=2)))
+    runner = Runner(cam, TablePipeline(OnnxTileClassifier.load(threads=1)))
     melds = (SceneMeld("pung", ("5p",) * 3, claimed_from=2), SceneMeld("chow", ("3s", "4s", "5s"), claimed_from=3))
     scene = TableScene(seats=(SeatScene(pond=POND, melds=melds), SeatScene(), SeatScene(pond=POND[:6]), SeatScene()))
     events = runner.show(scene, 4)

@@ -42,7 +42,7 @@ class Enrollment:
     classes: tuple[str, ...]
     codes: tuple[str, ...]
     prototypes: F32
-    weight: float = 0.6
+    weight: float = 0.5
     temperature: float = 0.05
 
     def blend(self, probs: F32, embeds: F32) -> F32:

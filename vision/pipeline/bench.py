@@ -48,7 +48,7 @@ def _classifier() -> tuple[TileClassifier, str]:
         from vision.classifier import ModelError, OnnxTileClassifier
 
         try:
-            return OnnxTileClassifier.load(threads=THREADS), "onnx"
+            return OnnxTileClassifier.load(threads=1), "onnx"  # small batches: one ORT thread, no spinning pool
         except ModelError:
             pass
     except ImportError:

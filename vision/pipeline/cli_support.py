@@ -77,7 +77,7 @@ def watch_main(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     try:
         from vision.classifier import ModelError, OnnxTileClassifier
 
-        classifier = OnnxTileClassifier.load(args.model, threads=2)
+        classifier = OnnxTileClassifier.load(args.model, threads=1)  # small batches: no spinning thread pool
     except (ImportError, ModelError) as exc:
         source.close()
         return _error(f"no tile classifier: {exc}", out)

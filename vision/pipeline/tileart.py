@@ -2,9 +2,10 @@
 
 :class:`TileArt` is the seam.  :class:`Cc0TileArt` draws from the CC0 riichi artwork in
 ``../shared/tiles/riichi-mahjong-tiles/Export/Regular`` (face overlays composited on the ivory tile body;
-flowers, absent from that set, are drawn here); :class:`SynthTileArt` uses the vision classifier team's
-synthetic renderer (``vision.synth.render.render_tile_face``) when it is installed.  ``default_tile_art()``
-picks the CC0 set when present, else the synthetic one, and raises a clear error when neither exists.
+flowers, absent from that set, come from the classifier team's cc0-style renderer, or are drawn here);
+:class:`SynthTileArt` uses the vision classifier team's synthetic renderer
+(``vision.synth.render.render_tile_face``) when it is installed.  ``default_tile_art()`` picks the CC0 set
+when present, else the synthetic one, and raises a clear error when neither exists.
 
 Images are cached per code; the art objects are safe to share between threads once built.
 """
@@ -74,6 +75,16 @@ def _draw_flower(code: str) -> Image:
     return img
 
 
+def _flower(code: str) -> Image:
+    """A flower face: the classifier team's cc0-style flower when their renderer is installed, else drawn here."""
+    try:
+        from vision.synth import render
+    except ImportError:
+        return _draw_flower(code)
+    face = np.asarray(render.render_tile_face(code, style="cc0", rng=np.random.default_rng(int(code[0]))), np.uint8)
+    return np.asarray(cv2.resize(face[..., :3], (FACE_W, FACE_H), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+
+
 class Cc0TileArt:
     """The CC0 riichi tile set (Export/Regular PNGs), composited on its ivory ``Front.png`` body."""
 
@@ -98,7 +109,7 @@ class Cc0TileArt:
             return cached
         name = _cc0_name(code)
         if name is None:
-            out = _draw_flower(code)
+            out = _flower(code)
         else:
             overlay = self._load(name)
             base = self._front[..., :3].astype(np.float32)
