@@ -1,6 +1,6 @@
 """Train the tile classifier on synthetic tiles and export it to ONNX (needs torch: the ``train`` extra).
 
-One command reproduces the committed model (about 10 minutes on 2 CPU threads)::
+One command reproduces the committed model (about 20 minutes on 2 busy CPU threads)::
 
     /work/train-venv/bin/python -m vision.train --out vision/models
 
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("vision/models"))
-    p.add_argument("--steps", type=int, default=1800)
+    p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--batch", type=int, default=96)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--variants", type=int, default=8, help="renders per class and style in the face pool")

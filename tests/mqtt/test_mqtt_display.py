@@ -32,6 +32,7 @@ sim = pytest.importorskip("controller.engine.simulate")
 views = pytest.importorskip("controller.views")
 events = pytest.importorskip("controller.engine.events")
 core = pytest.importorskip("controller.engine.step")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -147,7 +148,8 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
         try:
             public = views.public_view(table.state, "T1")
             browser.get(f"http://127.0.0.1:{server.server_address[1]}/")
-            wait = WebDriverWait(browser, 20)
+            # the page re-renders on every state message: an element found a moment ago may be replaced
+            wait = WebDriverWait(browser, 20, ignored_exceptions=[StaleElementReferenceException])
             # the page shows the state from the broker: players, scores, ponds in order
             wait.until(lambda d: _text(d, "#seat-0 .player") == public["seats"][0]["player"])
             for seat in public["seats"]:

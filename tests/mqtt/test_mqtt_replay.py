@@ -105,6 +105,7 @@ def browser() -> Iterator[Any]:
 
 def test_replay_page_steps_jumps_and_exported_file_opens_offline(journal: Path, browser: Any,
                                                                  tmp_path: Path) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -113,7 +114,7 @@ def test_replay_page_steps_jumps_and_exported_file_opens_offline(journal: Path, 
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         browser.get(f"http://127.0.0.1:{server.server_address[1]}/")
-        wait = WebDriverWait(browser, 20)
+        wait = WebDriverWait(browser, 20, ignored_exceptions=[StaleElementReferenceException])
         wait.until(lambda d: d.find_element(By.ID, "step-label").text.startswith("step 1/"))
         browser.find_element(By.ID, "next").click()
         wait.until(lambda d: d.find_element(By.ID, "step-label").text.startswith("step 2/"))
@@ -127,7 +128,7 @@ def test_replay_page_steps_jumps_and_exported_file_opens_offline(journal: Path, 
     exported = tmp_path / "hand.html"
     exported.write_bytes(export_html(rep, k))
     browser.get(exported.as_uri())
-    wait = WebDriverWait(browser, 20)
+    wait = WebDriverWait(browser, 20, ignored_exceptions=[StaleElementReferenceException])
     wait.until(lambda d: d.find_element(By.ID, "step-label").text.startswith("step 1/"))
     browser.find_element(By.ID, "last").click()
     wait.until(lambda d: d.find_elements(By.ID, "result-head"))
