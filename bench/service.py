@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -76,13 +77,16 @@ def measure_ready(broker: LocalMosquitto, pty: str, tmp: Path, starts: int) -> l
     return out
 
 
-def measure_hand(broker: LocalMosquitto, pty: str, tmp: Path, camera: str, seed: int) -> dict[str, Any]:
+def measure_hand(broker: LocalMosquitto, pty: str, tmp: Path, camera: str, seed: int, *,
+                 timeout_s: float) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "mjtable.cli", "demo", "--hands", "1", "--fast", "--seed", str(seed), "--camera",
            camera, "--broker", f"127.0.0.1:{broker.port}", "--mcu-pty", pty, "--run-dir", str(tmp / f"run-{camera}"),
            "--display-port", "-1", "--table", f"bench{camera}"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
+    watchdog = threading.Timer(timeout_s, proc.terminate)  # SIGTERM: the demo stops and prints its summary
+    watchdog.start()
     cpu_at_ready = 0.0
     t_ready = t0
     summary: dict[str, Any] = {}
@@ -105,6 +109,7 @@ def measure_hand(broker: LocalMosquitto, pty: str, tmp: Path, camera: str, seed:
             summary["hand_events"] = line.get("events_accepted")
             summary["ok"] = line.get("ok")
     proc.wait(60)
+    watchdog.cancel()
     proc.stdout.close()
     return summary
 
@@ -121,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__.splitlines()[0])
     p.add_argument("--starts", type=int, default=3, help="cold starts measured for ready_s")
     p.add_argument("--seed", type=int, default=5)
-    p.add_argument("--camera", choices=("sim", "direct", "auto"), default="auto")
+    p.add_argument("--camera", choices=("sim", "direct", "auto"), default="direct",
+                   help="direct (default), sim (simcam frames through the vision pipeline), auto (sim when present)")
+    p.add_argument("--hand-timeout", type=float, default=240.0, help="give up on the hand after this many s")
     args = p.parse_args(argv)
     camera = args.camera
     if camera == "auto":
@@ -137,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         sim, pty = _table_sim(tmp)
         try:
             ready = measure_ready(broker, pty, tmp, args.starts)
-            hand = measure_hand(broker, pty, tmp, camera, args.seed)
+            hand = measure_hand(broker, pty, tmp, camera, args.seed, timeout_s=args.hand_timeout)
         finally:
             sim.terminate()
             sim.wait(10)

@@ -35,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fast", action="store_true", help="0.2 s wall builds (default: 2 s; a real table: 60 s)")
     parser.add_argument("--build-s", type=float, default=None, help="wall build time of the simulated table, s")
     parser.add_argument("--camera", choices=("sim", "direct"), default=DEFAULT_CAMERA,
-                        help="sim: rendered frames through the real vision pipeline; direct: the scene's ground "
-                             "truth as vision events (no rendering)")
+                        help="direct (default): the scene's ground truth as vision events; sim: rendered frames "
+                             "through the real vision pipeline (about a minute per hand)")
     parser.add_argument("--run-dir", type=Path, default=None, help="where records go (default ./runs/<UTC time>);"
                         " an existing run dir is resumed from its journal")
     parser.add_argument("--broker", default=None, help="use this broker HOST:PORT instead of starting mosquitto")

@@ -95,6 +95,7 @@ class PahoPublisher:
         self._subs: dict[str, tuple[MessageHandler, int]] = {}
         self._connected = threading.Event()
         self._closed = False
+        self._resend_backlog = False  # True from start() until the first connect has flushed the outbox
         self.connects = 0
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session,
                              transport="websockets" if transport == "websockets" else "tcp")
@@ -115,11 +116,14 @@ class PahoPublisher:
 
     # -- lifecycle -------------------------------------------------------------------------------------
     def start(self) -> PahoPublisher:
-        """Resend what a previous process left in the outbox, then connect in the background."""
+        """Connect in the background; what a previous process left in the outbox goes first, on connect.
+
+        Until the first connection, every publish only lands in the outbox: on connect the whole outbox is
+        handed to paho in order (old backlog, then what this process published meanwhile), so a new message can
+        never overtake the backlog of a killed predecessor.
+        """
         with self._send_lock:
-            for item in self.outbox.pending():
-                info = self._client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain)
-                self._register(info.mid, item.rowid)
+            self._resend_backlog = len(self.outbox) > 0
         self._client.connect_async(self.host, self.port, keepalive=self._keepalive_s)
         self._client.loop_start()
         return self
@@ -171,6 +175,8 @@ class PahoPublisher:
             raise RuntimeError("publisher is closed")
         with self._send_lock:
             rowid = self.outbox.put(topic, payload, qos, retain) if qos > 0 else None
+            if self._resend_backlog and rowid is not None:
+                return  # sent in order with the backlog on connect (_flush_backlog)
             info = self._client.publish(topic, payload, qos=qos, retain=retain)
         if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
             LOGGER.warning("paho refused %s (rc=%s); kept in the outbox", topic, info.rc)
@@ -202,6 +208,7 @@ class PahoPublisher:
             LOGGER.warning("broker %s:%s refused %s: %s", self.host, self.port, self.client_id, reason)
             return
         self.connects += 1
+        self._flush_backlog()
         with self._lock:
             subs = list(self._subs.items())
         for topic_filter, (_, qos) in subs:
@@ -212,6 +219,16 @@ class PahoPublisher:
             self._register(info.mid, None)
         self._connected.set()
         LOGGER.info("connected to %s:%s as %s", self.host, self.port, self.client_id)
+
+    def _flush_backlog(self) -> None:
+        """Hand the whole outbox to paho in order, once, on the first connect (network thread)."""
+        with self._send_lock:
+            if not self._resend_backlog:
+                return
+            for item in self.outbox.pending():
+                info = self._client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain)
+                self._register(info.mid, item.rowid)
+            self._resend_backlog = False
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self._connected.clear()

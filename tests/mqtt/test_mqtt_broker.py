@@ -173,12 +173,18 @@ def test_outbox_of_a_crashed_table_is_delivered_by_the_next_process(tmp_path: Pa
         pub.kill()  # ... and dies before it ever reached it
         assert len(Outbox(box)) == 100  # each event and its spectator mirror
         broker.start()
+        # Let the recorder's persistent session come back first: while a subscriber is reconnecting, mosquitto
+        # may deliver a live message ahead of the ones it queued for that session (a broker-side race, not the
+        # table's order; consumers can always restore order from the envelope's ``seq``).
+        assert consumer.wait_subscribed(n=2, timeout_s=15)
         again = PahoPublisher(broker.host, broker.port, "mjtable-table-T1", outbox=Outbox(box)).start()
         ch2 = TableChannel("T1", again, game_id="g1", first_seq=ch.seq)
         sent.append(ch2.publish_event("discard", {"seat": 0, "tile": "2s"})["id"])
         assert consumer.wait_for(lambda m: {json.loads(p)["id"] for _, p, _ in m} >= set(sent), timeout_s=30)
         ids = list(dict.fromkeys(json.loads(p)["id"] for _, p, _ in consumer.messages))
         assert ids == sent
+        seqs = [json.loads(p)["seq"] for _, p, _ in consumer.messages]
+        assert seqs == sorted(seqs) and len(set(seqs)) == len(sent)
         again.close()
         assert len(Outbox(box)) == 0
     finally:

@@ -89,8 +89,8 @@ def test_missing_pipeline_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> N
     real = importlib.import_module
 
     def no_pipeline(name: str, package: str | None = None) -> Any:
-        if name == "vision.pipeline.live":
-            raise ImportError("No module named 'vision.pipeline.live'")
+        if name == "vision.pipeline.table":
+            raise ImportError("No module named 'vision.pipeline.table'")
         return real(name, package)
 
     monkeypatch.setattr("mjtable.service.camera.importlib.import_module", no_pipeline)

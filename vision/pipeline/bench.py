@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.classifier import TileClassifier
 from vision.pipeline.events import VisionEvent
-from vision.pipeline.table import TablePipeline
+from vision.pipeline.table import Image, TablePipeline
 from vision.pipeline.template_classifier import enrolled_template
 from vision.pipeline.tileart import Cc0TileArt
 from vision.scene import SceneMeld, SeatScene, TableScene
@@ -65,27 +65,8 @@ def busy_scene(step: int) -> TableScene:
     return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]))
 
 
-def bench_pipeline(frames: int = 60, seed: int = 11) -> dict[str, Any]:
-    """Measure frame-to-events latency (ms) and event correctness; returns a JSON-ready dict."""
-    cv2.setNumThreads(THREADS)
-    classifier, kind = _classifier()
-    cam = SimCamera(art=Cc0TileArt(), seed=seed)
-    scenes = [busy_scene(i) for i in range(frames)]
-    images = [cam.render(scene) for scene in scenes]
-    pipe = TablePipeline(classifier)
-    pipe.process(images[0], 0)  # warm-up: first calibration, caches
-    times: list[float] = []
-    cpu: list[float] = []
-    events: list[tuple[int, VisionEvent]] = []
-    tiles = 0
-    for i, image in enumerate(images[1:], start=1):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        report = pipe.process(image, i)
-        times.append((time.perf_counter() - start) * 1000.0)
-        cpu.append((time.process_time() - start_cpu) * 1000.0)
-        events.extend((i, e) for e in report.events)
-    for seat in scenes[-1].seats:
-        tiles += len(seat.pond) + sum(len(m.tiles) for m in seat.melds)
+def _score(events: list[tuple[int, VisionEvent]], scenes: list[TableScene]) -> tuple[int, int, int]:
+    """(discard events incl. uncertain ones about a discard, discards right and confident, meld events)."""
     right = len(
         [
             1
@@ -101,6 +82,44 @@ def bench_pipeline(frames: int = 60, seed: int = 11) -> dict[str, Any]:
             if e["type"] in ("meld", "concealed_kong") or e.get("about") in ("meld", "concealed_kong")
         ]
     )
+    return discards, right, melds
+
+
+def _events_only(pipe: TablePipeline, images: list[Image]) -> list[tuple[int, VisionEvent]]:
+    events: list[tuple[int, VisionEvent]] = []
+    for i, image in enumerate(images):
+        events.extend((i, e) for e in pipe.process(image, i).events)
+    return events
+
+
+def bench_pipeline(frames: int = 60, seed: int = 11) -> dict[str, Any]:
+    """Measure frame-to-events latency (ms) and event correctness; returns a JSON-ready dict.
+
+    The same frames also go through the pipeline configured as before the accuracy follow-up (crop with
+    no felt margin, one orientation, first read only: ``pipeline_single_read_*``), for comparison.
+    """
+    cv2.setNumThreads(THREADS)
+    classifier, kind = _classifier()
+    cam = SimCamera(art=Cc0TileArt(), seed=seed)
+    scenes = [busy_scene(i) for i in range(frames)]
+    images = [cam.render(scene) for scene in scenes]
+    single = _events_only(TablePipeline(classifier, crop_margin=0.0, rotations=1, vote_frames=1), images)
+    single_discards, single_right, _ = _score(single, scenes)
+    pipe = TablePipeline(classifier)
+    pipe.process(images[0], 0)  # warm-up: first calibration, caches
+    times: list[float] = []
+    cpu: list[float] = []
+    events: list[tuple[int, VisionEvent]] = []
+    tiles = 0
+    for i, image in enumerate(images[1:], start=1):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        report = pipe.process(image, i)
+        times.append((time.perf_counter() - start) * 1000.0)
+        cpu.append((time.process_time() - start_cpu) * 1000.0)
+        events.extend((i, e) for e in report.events)
+    for seat in scenes[-1].seats:
+        tiles += len(seat.pond) + sum(len(m.tiles) for m in seat.melds)
+    discards, right, melds = _score(events, scenes)
     median = float(np.median(times))
     return {
         "pipeline_frame_ms_median": round(median, 2),
@@ -115,6 +134,14 @@ def bench_pipeline(frames: int = 60, seed: int = 11) -> dict[str, Any]:
         "pipeline_discard_events": discards,
         "pipeline_discards_correct": right,
         "pipeline_meld_events": melds,
+        "pipeline_crop": {
+            "source": "frame",
+            "margin": pipe.crop_margin,
+            "rotations": pipe.rotations,
+            "vote_frames": pipe.vote_frames,
+        },
+        "pipeline_single_read_discard_events": single_discards,
+        "pipeline_single_read_discards_correct": single_right,
         "pipeline_frame_cpu_ms_median": round(float(np.median(cpu)), 2),
         "pipeline_load_average_1min": round(os.getloadavg()[0], 2),
     }

@@ -43,8 +43,9 @@ def _error(message: str, out: TextIO) -> int:
     return 2
 
 
-def calibrate_main(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def calibrate_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print ``{"image": ..., "calibration": {...}}`` or ``{"error": ..., "missing": [...]}``; returns exit code."""
+    out = sys.stdout if out is None else out  # looked up per call: pytest and callers swap sys.stdout
     raw = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if raw is None:
         return _error(f"cannot read image {args.image}", out)
@@ -57,8 +58,9 @@ def calibrate_main(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     return 0
 
 
-def watch_main(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the pipeline over ``args.source`` and print events as JSON lines; returns exit code."""
+    out = sys.stdout if out is None else out  # looked up per call: pytest and callers swap sys.stdout
     from vision.pipeline.table import TablePipeline
     from vision.sources import CameraError, FrameSource, open_source
 

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier import Prediction, TileClassifier
+from vision.classifier import OnnxTileClassifier, Prediction, TileClassifier
 from vision.pipeline.calibration import CalibrationCache, CalibrationError
 from vision.pipeline.events import VisionEvent, make_event
-from vision.pipeline.segmentation import TileBlob, TileSize, crop, felt_ab, foreground_mask, segment
+from vision.pipeline.segmentation import TileBlob, TileSize, crop_from_frame, felt_ab, foreground_mask, segment
 from vision.pipeline.tracking import EMPTY, Commit, SlotTracker
 from vision.pipeline.zones import DEFAULT_GEOMETRY, TableGeometry, Zone
 from vision.scene import BACK, claimed_from_index
@@ -65,6 +65,38 @@ class _Read:
     index: int = -1
 
 
+@dataclass(frozen=True, slots=True)
+class _Thumb:
+    """What the last frame knew about one tile: its box (zone px), a patch for change detection, the
+    (voted) prediction and how many frames' reads it averages."""
+
+    cx: float
+    cy: float
+    half_w: float
+    half_h: float
+    patch: npt.NDArray[np.float32]
+    pred: Prediction
+    reads: int
+    live: bool = True
+    missed: int = 0
+
+
+def average_predictions(weighted: list[tuple[Prediction, float]]) -> Prediction:
+    """Weighted mean of predictions' top-3 probabilities (a class missing from one top 3 counts 0 there);
+    weights should sum to 1."""
+    votes: dict[str, float] = {}
+    for pred, weight in weighted:
+        for code, p in pred.top3 or [(pred.code, pred.confidence)]:
+            votes[code] = votes.get(code, 0.0) + p * weight
+    top3 = sorted(votes.items(), key=lambda kv: -kv[1])[:3]
+    return Prediction(top3[0][0], top3[0][1], top3)
+
+
+def _mean_prediction(old: Prediction, n: int, new: Prediction) -> Prediction:
+    """Running mean of ``n`` reads (``old``, already their mean) with one more read (``new``)."""
+    return average_predictions([(old, n / (n + 1)), (new, 1 / (n + 1))])
+
+
 def sharpness(frame: Image) -> float:
     """Variance of the Laplacian of the half-size grey frame (higher is sharper)."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
@@ -83,6 +115,12 @@ class TablePipeline:
         recheck_every: frames between calibration re-checks.
         px_per_mm: zone-image resolution.
         blur_ratio: a frame sharper than ``blur_ratio`` x the recent median is accepted.
+        crop_margin: felt kept round each tile crop, as a fraction of the tile's size per side.  ``None``:
+            0.05 for ``OnnxTileClassifier`` (trained on loose framing), else 0 (templates are tight).
+        rotations: quarter turns each crop is classified in (1, 2 or 4; the class probabilities are
+            averaged).  ``None``: 4 for ``OnnxTileClassifier`` (trained on all four turns), else 1.
+        vote_frames: frames a new tile is classified in, its answer being the mean of those reads (then
+            reused while the tile stays unchanged).  ``None``: ``stable_frames``; 1 = first read only.
     """
 
     def __init__(
@@ -95,7 +133,19 @@ class TablePipeline:
         recheck_every: int = 30,
         px_per_mm: float = 1.0,
         blur_ratio: float = 0.6,
+        crop_margin: float | None = None,
+        rotations: int | None = None,
+        vote_frames: int | None = None,
     ) -> None:
+        onnx = isinstance(classifier, OnnxTileClassifier)
+        if crop_margin is None:
+            crop_margin = 0.05 if onnx else 0.0
+        if rotations is None:
+            rotations = 4 if onnx else 1
+        if rotations not in (1, 2, 4):
+            raise ValueError(f"rotations must be 1, 2 or 4, not {rotations}")
+        self.crop_margin = crop_margin
+        self.rotations = rotations
         self.classifier = classifier
         self.geometry = geometry
         self.threshold = confidence_threshold
@@ -107,7 +157,8 @@ class TablePipeline:
         self._felt: tuple[float, float] | None = None
         self._sharp: deque[float] = deque(maxlen=15)
         self._zones = geometry.all_zones()
-        self._thumbs: dict[Zone, list[tuple[float, float, float, float, npt.NDArray[np.float32], Prediction]]] = {}
+        self._thumbs: dict[Zone, list[_Thumb]] = {}
+        self.vote_frames = max(1, stable_frames if vote_frames is None else vote_frames)
         #: crops sent to the classifier so far (the rest reused an unchanged tile's answer)
         self.classified = 0
 
@@ -165,7 +216,7 @@ class TablePipeline:
             images[zone] = image
             for blob in found.tiles:
                 reads.append(_Read(zone, blob, len(reads)))
-        predictions = self._classify(reads, images)
+        predictions = self._classify(frame, reads, images)
         events: list[VisionEvent] = []
         for zone in readable:
             mine = [r for r in reads if r.zone == zone]
@@ -186,38 +237,92 @@ class TablePipeline:
         small = np.asarray(cv2.resize(grey, (max(1, (x1 - x0) // 2), max(1, (y1 - y0) // 2))), dtype=np.float32)
         return small - float(small.mean())
 
-    def _classify(self, reads: list[_Read], images: dict[Zone, Image]) -> list[Prediction]:
-        """Classify crops in one batch, reusing last frame's answer for a tile that has not changed: same
-        zone, centre within 2.5 px, and the zone image under last frame's box the same within noise
-        (mean absolute difference of a grey, brightness-normalised, half-size patch under 7 levels)."""
+    def crop_tile(self, frame: Image, zone: Zone, blob: TileBlob) -> Image:
+        """The classifier's crop of a tile found in ``zone``'s image: cut from the full-resolution frame
+        through the calibration homography (one resampling), upright, ``CROP_W`` x ``CROP_H``, with
+        ``crop_margin`` of felt round it."""
+        cal = self.calibration.calibration
+        if cal is None:
+            raise CalibrationError("not calibrated")
+        matrix = np.asarray(cal.table_to_image @ zone.zone_to_table(self.ppm), dtype=np.float64)
+        return crop_from_frame(frame, matrix, blob, out_w=CROP_W, out_h=CROP_H, margin=self.crop_margin)
+
+    def classify_crops(self, crops: list[Image]) -> list[Prediction]:
+        """Classify upright crops, each in ``rotations`` quarter turns with the top-3 probabilities
+        averaged (a class missing from one turn's top 3 counts 0 there)."""
+        if not crops or self.rotations == 1:
+            return self.classifier.classify(crops) if crops else []
+        turns = (0, 2) if self.rotations == 2 else (0, 1, 2, 3)
+        batch = [np.ascontiguousarray(np.rot90(c, k)) for k in turns for c in crops]
+        preds = self.classifier.classify(batch)
+        n = len(crops)
+        return [average_predictions([(preds[t * n + i], 1 / len(turns)) for t in range(len(turns))]) for i in range(n)]
+
+    def _held_in_place(self, read: _Read) -> _Thumb | None:
+        """Last frame's tile at this tile's place in its zone (seen, not carried over an occlusion)."""
+        reach = 0.4 * self.size.w
+        for thumb in self._thumbs.get(read.zone, []):
+            if thumb.live and abs(thumb.cx - read.blob.cx) <= reach and abs(thumb.cy - read.blob.cy) <= reach:
+                return thumb
+        return None
+
+    def _classify(self, frame: Image, reads: list[_Read], images: dict[Zone, Image]) -> list[Prediction]:
+        """Classify crops in one batch.  A tile that has not changed since last frame (same zone, centre
+        within 2.5 px, and the zone image under last frame's box the same within noise: mean absolute
+        difference of a grey, brightness-normalised, half-size patch under 7 levels) is classified again
+        until it has been read in ``stable_frames`` frames, its answer being the running mean of those
+        reads' top-3 probabilities (a vote, not the first read); after that the answer is reused.  A pond tile
+        whose patch changed (noise, a neighbour touching it, a knock) while it stayed in place (centre within
+        0.4 tile widths of a tile seen in the zone last frame) is read again and the read joins its vote, so
+        one borderline re-read cannot turn a settled discard into another tile."""
         out: list[Prediction | None] = [None] * len(reads)
+        counts = [1] * len(reads)  # reads each answer averages
+        prior: dict[int, _Thumb] = {}
+        used: set[int] = set()  # id() of last frame's thumbs that a tile of this frame matched
         todo: list[int] = []
         for read in reads:
             image = images[read.zone]
-            for cx, cy, half_w, half_h, old_patch, old_pred in self._thumbs.get(read.zone, []):
-                if abs(cx - read.blob.cx) > 2.5 or abs(cy - read.blob.cy) > 2.5:
+            for thumb in self._thumbs.get(read.zone, []):
+                if abs(thumb.cx - read.blob.cx) > 2.5 or abs(thumb.cy - read.blob.cy) > 2.5:
                     continue
-                patch = self._patch(image, cx, cy, half_w, half_h)
-                if patch.shape == old_patch.shape and float(np.abs(old_patch - patch).mean()) < 7.0:
-                    out[read.index] = old_pred
+                patch = self._patch(image, thumb.cx, thumb.cy, thumb.half_w, thumb.half_h)
+                if patch.shape == thumb.patch.shape and float(np.abs(thumb.patch - patch).mean()) < 7.0:
+                    if thumb.reads >= self.vote_frames:
+                        out[read.index], counts[read.index] = thumb.pred, thumb.reads
+                    else:
+                        prior[read.index] = thumb
+                    used.add(id(thumb))
                     break
             else:
+                if read.zone.kind == "pond":
+                    held = self._held_in_place(read)
+                    if held is not None:
+                        prior[read.index] = held
+                        used.add(id(held))
+            if out[read.index] is None:
                 todo.append(read.index)
-        crops = [crop(images[reads[i].zone], reads[i].blob, CROP_W, CROP_H) for i in todo]
-        fresh = self.classifier.classify(crops) if crops else []
+        crops = [self.crop_tile(frame, reads[i].zone, reads[i].blob) for i in todo]
+        fresh = self.classify_crops(crops)
         for index, pred in zip(todo, fresh, strict=True):
-            out[index] = pred
-        cache: dict[Zone, list[tuple[float, float, float, float, npt.NDArray[np.float32], Prediction]]] = {}
+            old = prior.get(index)
+            out[index] = pred if old is None else _mean_prediction(old.pred, old.reads, pred)
+            counts[index] = 1 if old is None else old.reads + 1
+        cache: dict[Zone, list[_Thumb]] = {}
         for read in reads:
             known = out[read.index]
             assert known is not None
             b = read.blob
             half_w, half_h = (b.length / 2, b.depth / 2)
             patch = self._patch(images[read.zone], b.cx, b.cy, half_w, half_h)
-            cache.setdefault(read.zone, []).append((b.cx, b.cy, half_w, half_h, patch, known))
+            thumb = _Thumb(b.cx, b.cy, half_w, half_h, patch, known, counts[read.index])
+            cache.setdefault(read.zone, []).append(thumb)
         for zone, entries in self._thumbs.items():
-            if zone not in images:
-                cache[zone] = entries  # occluded this frame: keep what we knew
+            if zone not in images:  # occluded this frame: keep what we knew, but not as "in place"
+                cache[zone] = [replace(t, live=False) for t in entries]
+                continue
+            for t in entries:  # a tile not found for a frame or two (segmentation) keeps its vote meanwhile
+                if id(t) not in used and t.missed + 1 < self.tracker.stable_frames:
+                    cache.setdefault(zone, []).append(replace(t, missed=t.missed + 1))
         self._thumbs = cache
         self.classified += len(todo)
         return [p for p in out if p is not None]

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classifier import Prediction
-from vision.pipeline.segmentation import crop, foreground_mask, segment
-from vision.pipeline.table import CROP_H, CROP_W, TablePipeline
+from vision.pipeline.segmentation import foreground_mask, segment
+from vision.pipeline.table import TablePipeline
 from vision.pipeline.tileart import TileArt, tile_top
 from vision.scene import BACK
 
@@ -120,7 +120,7 @@ def learn_from_frame(
             dists = [np.hypot(x - cx, y - cy) for cx, cy in map(geometry.pond_slot_centre, range(24))]
             slot = int(np.argmin(dists))
             if dists[slot] < 8.0 and slot < len(ponds[zone.seat]):
-                crops.append(crop(image, blob, CROP_W, CROP_H))
+                crops.append(pipeline.crop_tile(frame, zone, blob))
                 codes.append(ponds[zone.seat][slot])
     classifier.add_examples(crops, codes)
     return len(crops)
