@@ -18,8 +18,13 @@ from controller.mcr.jsonlines import ALL_RULES, handler_for, parse_options, run_
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``--rules``, ``--explain``, ``--option`` and ``--input``."""
-    parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
+    add_common_arguments(parser)
     parser.add_argument("--explain", action="store_true", help="say which tiles or sets produced each fan")
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--rules``, ``--option`` and ``--input``: shared by ``mjtable score`` and ``mjtable waits``."""
+    parser.add_argument("--rules", default="mcr-2006", choices=ALL_RULES, help="rulebook (default mcr-2006)")
     parser.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
                         help="MCR interpretation switch (repeatable), e.g. four_kongs_adds_concealed=false; "
                              "see docs/mcr-interpretations.md")
@@ -36,11 +41,15 @@ def _stdin() -> TextIO:
 
 def run(args: argparse.Namespace) -> int:
     """Score every input line; returns the exit code."""
+    return run_command("score", args, explain=args.explain)
+
+
+def run_command(command: str, args: argparse.Namespace, *, explain: bool = False) -> int:
+    """Answer every input line with ``command`` (``score`` or ``waits``); 2 for bad arguments, else 0."""
     try:
-        handler = handler_for(args.rules, "score", explain=args.explain, options=parse_options(args.option))
+        handler = handler_for(args.rules, command, explain=explain, options=parse_options(args.option))
     except ValueError as exc:
-        print(f"mjtable score: {exc}", file=sys.stderr)
+        print(f"mjtable {command}: {exc}", file=sys.stderr)
         return 2
-    stream = args.input or _stdin()
-    run_lines(stream, sys.stdout, handler)
+    run_lines(args.input or _stdin(), sys.stdout, handler)
     return 0
