@@ -21,6 +21,10 @@ from vision.scene import TableScene
 
 #: frames a re-shown change is lifted off the table (more than the pipeline's stable_frames)
 BLINK_FRAMES = 5
+#: camera nudges (dx, dy) in frame pixels when a change is re-shown, cycled: the pipeline's calibration re-check
+#: follows the moved camera, and the re-laid tiles land on other pixels than in the misread frames (a nudge under
+#: the 3 px move tolerance was tried and does not change a misread sideways tile)
+RESHOW_NUDGES_PX: tuple[tuple[float, float], ...] = ((6.0, 0.0), (0.0, 6.0), (-6.0, 0.0), (0.0, -6.0), (0.0, 0.0))
 
 
 class SimulatedCamera:
@@ -34,6 +38,7 @@ class SimulatedCamera:
         self.scene = TableScene()
         self._base = TableScene()
         self._blink = 0
+        self._reshows = 0
         self._lock = threading.Lock()
         # the pipeline reports every reading typed (threshold 0.2); the engine's own camera_min_confidence then
         # turns the doubtful ones into referee alerts that a referee can confirm (an untyped "uncertain" cannot be)
@@ -45,7 +50,10 @@ class SimulatedCamera:
         scene = with_change(base, observation)
         with self._lock:
             if scene == self.scene:  # shown before and not taken: the player picks the tiles up and puts them
-                self._blink = BLINK_FRAMES  # down again, so the camera reads them afresh
+                self._blink = BLINK_FRAMES  # down again, so the camera reads them afresh; laying them down
+                self._reshows += 1  # jostles the table, so the camera sees them from a slightly different pose
+                step = RESHOW_NUDGES_PX[self._reshows % len(RESHOW_NUDGES_PX)]
+                self.cam.bump(*step)
             self._base, self.scene = base, scene
 
     def _render(self) -> Any:  # worker thread
@@ -55,6 +63,16 @@ class SimulatedCamera:
                 self._blink -= 1
                 scene = self._base
         return self.cam.render(scene)
+
+    @property
+    def frames(self) -> int:
+        """Frames rendered and run through the pipeline so far (read from any thread)."""
+        return self.source.frames
+
+    @property
+    def fps(self) -> float:
+        """The pipeline's frame rate cap, frames per second."""
+        return self.source.fps
 
     def open(self) -> SimulatedCamera:
         return self

@@ -266,7 +266,15 @@ class DemoStack:
             "health": dict(service.health.parts),
             "seconds": round(time.monotonic() - self._t0, 2),
             "journal": str(self.opts.run_dir / f"{self.opts.table}.journal.jsonl"),
+            **self._camera_figures(),
         }
+
+    def _camera_figures(self) -> dict[str, Any]:
+        """Frames the simulated camera ran through the pipeline and its frame rate cap (``--camera sim`` only)."""
+        frames = getattr(self.camera, "frames", None)
+        if not isinstance(frames, int):
+            return {}
+        return {"camera_frames": frames, "camera_fps_target": float(getattr(self.camera, "fps", 0.0))}
 
     # --- after ------------------------------------------------------------------------------------------
     def finish(self) -> dict[str, Any]:

@@ -144,3 +144,42 @@ def test_simulated_camera_through_the_real_pipeline_drives_the_game(mosquitto: L
     for o in discards:  # every discard the pipeline reported is the tile in that pond slot
         assert st.hand.seats[o["seat"]].pond[o["position"]].tile.code == o["tiles"][0]
     assert shown >= 4
+
+
+@pytest.mark.timeout(240)
+def test_a_whole_hand_with_the_simulated_camera_through_the_real_pipeline(mosquitto: LocalMosquitto,
+                                                                         tmp_path: Path) -> None:
+    """``mjtable demo --camera sim``: a whole hand where every discard, meld and shown hand reaches the engine only
+    as rendered frames through the real pipeline (doubtful reads confirmed or rejected by the demo's floor
+    referee over MQTT); the hand ends and the journal folds to the live state."""
+    from mjtable.service.camera import default_pipeline
+
+    try:
+        default_pipeline(0.2, allow_template=True)
+    except RuntimeError as exc:
+        pytest.skip(f"simulated camera needs area 6's pipeline: {exc}")
+    opts = DemoOptions(rules="mcr-2006", seed=3, hands=1, build_s=0.2, camera="sim", run_dir=tmp_path,
+                       broker=f"127.0.0.1:{mosquitto.port}", display_port=-1, table="e2esimhand", recorder=False)
+    stack = DemoStack(opts, lambda line: None)
+    stack.start()
+    try:
+        summary = asyncio.run(stack.play())
+        assert stack.service is not None
+        live = stack.service.state
+    finally:
+        stack.close()
+    assert summary["ok"], summary
+    assert summary["hands"] == 1 and summary["wins"] + summary["draws"] == 1
+    assert summary["camera_frames"] > 0 and summary["camera_events"] > 0
+    records, _ = read_records(tmp_path / "e2esimhand.journal.jsonl")
+    events = [event_from_json(r.event) for r in records if r.rec == "event"]
+    folded = fold(events)
+    assert public_view(folded, "e2esimhand") == public_view(live, "e2esimhand")
+    assert folded.hand is not None and len(folded.history) == 1
+    camera = [e.observation for e in events if isinstance(e, CameraObserved)]
+    discards = [o for o in camera if o["type"] == "discard"]
+    ponds = [[d.tile.code for d in folded.hand.seats[s].pond] for s in range(4)]
+    assert len(discards) >= sum(map(len, ponds)) > 10  # every pond tile came through the camera
+    read = {(o["seat"], o["position"], o["tiles"][0]) for o in discards}
+    for seat, pond in enumerate(ponds):  # each pond tile is one the camera read at that seat and slot
+        assert all((seat, pos, code) in read for pos, code in enumerate(pond)), (seat, pond)
