@@ -6,7 +6,7 @@
   when the engine does not know them all: partial information) and ``waits`` with fan totals.
 
 Both are pure functions of the state, called by the shell after each accepted step (asyncio loop thread).
-The shapes are fixed by docs/handoff contracts (area 7 writes the JSON Schemas from them).
+The shapes are fixed by the JSON Schemas in mjtable/schemas/ (public_state, referee_state).
 """
 
 from __future__ import annotations

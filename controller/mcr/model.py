@@ -1,4 +1,4 @@
-"""Public value types of the MCR scorer (the contract in docs/handoff and briefs): immutable, thread-safe."""
+"""Public value types of the MCR scorer (the contract the engine codes against): immutable, thread-safe."""
 
 from __future__ import annotations
 
