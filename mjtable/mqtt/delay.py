@@ -12,10 +12,11 @@ documents).  All methods lock: any thread may call them, though the channel call
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from mjtable.mqtt.sqlite_store import open_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,16 +39,12 @@ class SpectatorDelayQueue:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False,
-                                   isolation_level=None, timeout=10.0)
-        if path is not None:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")  # a delayed copy must survive a power cut too
-        self._db.execute("CREATE TABLE IF NOT EXISTS spectator_delay (rowid INTEGER PRIMARY KEY AUTOINCREMENT, "
-                         "due_s REAL NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL, retain INTEGER NOT NULL)")
+        # synchronous=FULL: a delayed copy must survive a power cut too
+        self._db = open_store(path, synchronous="FULL", timeout_s=10.0,
+                              schema="CREATE TABLE IF NOT EXISTS spectator_delay (rowid INTEGER PRIMARY KEY "
+                              "AUTOINCREMENT, due_s REAL NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL, "
+                              "retain INTEGER NOT NULL)")
 
     def put(self, due_s: float, topic: str, payload: bytes, retain: bool) -> int:
         """Store one copy due at ``due_s``; returns its rowid."""

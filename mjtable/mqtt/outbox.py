@@ -8,10 +8,11 @@ both use one instance.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from mjtable.mqtt.sqlite_store import open_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,16 +35,10 @@ class Outbox:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False,
-                                   isolation_level=None)
-        if path is not None:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS outbox (rowid INTEGER PRIMARY KEY AUTOINCREMENT, "
-                         "topic TEXT NOT NULL, payload BLOB NOT NULL, qos INTEGER NOT NULL, retain INTEGER NOT NULL)")
+        self._db = open_store(path, schema="CREATE TABLE IF NOT EXISTS outbox (rowid INTEGER PRIMARY KEY "
+                              "AUTOINCREMENT, topic TEXT NOT NULL, payload BLOB NOT NULL, qos INTEGER NOT NULL, "
+                              "retain INTEGER NOT NULL)")
 
     def put(self, topic: str, payload: bytes, qos: int, retain: bool) -> int:
         """Store one message; returns its rowid (increasing)."""
