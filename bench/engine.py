@@ -27,7 +27,7 @@ from controller.engine.simulate import SimRun
 from controller.engine.step import step
 
 TARGET_P99_MS = 1.0
-ALL_RULES = ("mcr-2006", "sichuan-sbr-2025", "riichi-hkma-2025")  # area 3b: --rules all
+ALL_RULES = ("mcr-2006", "sichuan-sbr-2025", "riichi-hkma-2025")  # --rules all: MCR, Sichuan and riichi
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -106,7 +106,7 @@ def main() -> None:
     if args.rules != "all":
         print(json.dumps(run(args.hands, args.seed, args.rules), separators=(",", ":")))
         return
-    # area 3b: the same figures for the Sichuan and riichi rulesets (issue 4), in the same run
+    # the same figures for the Sichuan and riichi rulesets (issue 4), in the same run
     out = run(args.hands, args.seed, "mcr-2006")
     per_rules = {"mcr-2006": dict(out)}
     for rules in ALL_RULES[1:]:

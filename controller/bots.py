@@ -67,7 +67,7 @@ class Bot:
 
     def decide(self, state: GameState) -> Action | None:
         """The bot's action now, or None if it has nothing to do."""
-        # area 3b: the rules extension may adjust it (Sichuan 定缺 and void-first discards, riichi declarations)
+        # the rules extension (ext.py) may adjust it (Sichuan 定缺 and void-first discards, riichi declarations)
         return ext_of(state).bot_action(self, state, self._generic(state))
 
     def _generic(self, state: GameState) -> Action | None:
@@ -189,7 +189,7 @@ def claim_order(state: GameState) -> Iterator[int]:
 def bot_event(state: GameState, seat: int, rng: random.Random, *, event_id: str, at_s: float) -> Event | None:
     """The event ``seat``'s bot player would produce now (discard, claim, pass, win, flower, ready), or None.
 
-    For the demo (area 8): turn it into a physical act (simulated camera scene, fake button press) or submit it.
+    For ``mjtable.demo``: turn it into a physical act (simulated camera scene, fake button press) or submit it.
     """
     act = Bot(seat, rng).decide(state)
     if act is None:

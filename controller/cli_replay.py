@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         "record": "final", "table": state.config.table_id, "rules": state.config.rules, "seq": state.seq,
         "phase": str(state.phase), "players": list(sess.players), "scores": list(sess.scores),
         "penalties": list(sess.penalties), "net": net,
-        "ranking_points": ext_of(state).ranking_points(state, net),  # area 3b: riichi leftover sticks + uma
+        "ranking_points": ext_of(state).ranking_points(state, net),  # ext_riichi: riichi leftover sticks + uma
         "infractions": [i.to_json() for i in state.infractions],
         "rejections": [{"n": r.n, "id": r.event.get("id"), "reason": r.reason, "message": r.message}
                        for r in rejections],

@@ -107,7 +107,7 @@ def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]
         "alerts": [{"id": a.id, "kind": a.kind, "message": a.message, "open": a.open, "at_s": a.at_s}
                    for a in state.alerts[-RECENT:]],
     }
-    view.update(ext_of(state).view_extra(state, referee=False))  # area 3b: public Sichuan/riichi extras
+    view.update(ext_of(state).view_extra(state, referee=False))  # rules extension: public Sichuan/riichi extras
     return view
 
 
@@ -132,7 +132,7 @@ def referee_view(state: GameState, table_id: str | None = None, *, with_waits: b
     view["seats"] = seats
     if hand is not None:
         view["wall_known"] = bool(hand.wall)
-    view.update(ext_of(state).view_extra(state, referee=True))  # area 3b: referee Sichuan/riichi extras
+    view.update(ext_of(state).view_extra(state, referee=True))  # rules extension: referee Sichuan/riichi extras
     return view
 
 

@@ -108,7 +108,7 @@ else
   log "keeping existing $ETC/table.toml"
 fi
 
-# --- broker (area 7's config) ------------------------------------------------------------------------------
+# --- broker (deploy/mosquitto, see docs/mqtt.md) ---------------------------------------------------------
 run install -m 0644 "$SRC/deploy/mosquitto/mjtable.conf" /etc/mosquitto/conf.d/mjtable.conf
 run install -d -m 0750 -o mosquitto -g mosquitto /etc/mosquitto/mjtable
 if [ ! -f /etc/mosquitto/mjtable/passwd ]; then

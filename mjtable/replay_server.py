@@ -1,6 +1,6 @@
 """Hawk-eye replay: serve any hand of a journal step by step (``mjtable replay --serve JOURNAL``).
 
-The journal (area 2's JSONL, ``controller/journal.py``) is read once, read-only, and folded through the real
+The journal (the engine's JSONL, ``controller/journal.py``) is read once, read-only, and folded through the real
 engine (``controller.engine.step``): for every accepted event we keep the event and the referee view after
 it.  The page (``mjtable/display/replay.html`` + ``replay.js``) lists the hands, steps through one with a
 slider and buttons, jumps to calls and wins, shows the camera snapshot stored with an event, and exports a

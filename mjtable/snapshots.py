@@ -1,8 +1,8 @@
 """Camera snapshots stored beside a journal, for the hawk-eye replay (``mjtable replay --serve``).
 
 The replay server (:mod:`mjtable.replay_server`) shows, for an event with id ``E``, the file
-``<journal>.snapshots/E.jpg``.  The service (area 8) saves the frame a camera observation was read from right
-after the observation is journaled::
+``<journal>.snapshots/E.jpg``.  The table service (:mod:`mjtable.service`) saves the frame a camera observation was read
+from right after the observation is journaled::
 
     store = SnapshotStore(journal_path)
     store.save(event.id, jpeg_bytes)                 # or store.save_frame(event.id, frame_bgr)

@@ -4,8 +4,8 @@
   ``{"file", "tile", "confidence", "top3": [[code, p], ...]}``; an unreadable or corrupt file gives
   ``{"file", "error"}`` and the others continue (exit code 1 when any file failed).
 - ``mjtable vision enroll DIR [--out FILE]``: adapt to a venue's own set from ``DIR/<code>/*.jpg``; prints
-  the accuracy before/after on held-out photos and saves the prototypes (see vision.classifier.enroll).
-- ``calibrate IMAGE`` / ``watch SOURCE ...``: the pipeline's commands (``vision.pipeline.cli_support``, area 6).
+  the accuracy before/after on held-out photos and saves the adapted head (see vision.classifier.enroll).
+- ``calibrate IMAGE`` / ``watch SOURCE ...``: the pipeline's commands (``vision.pipeline.cli_support``).
 
 Runs in the main thread of the ``mjtable`` process.
 """
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-#: Pipeline subcommands (area 6, ``vision.pipeline.cli_support``): name -> (add-arguments, main, help).
+#: Pipeline subcommands (``vision.pipeline.cli_support``): name -> (add-arguments, main, help).
 PIPELINE_COMMANDS: dict[str, tuple[str, str, str]] = {
     "calibrate": ("add_calibrate_arguments", "calibrate_main", "find the table's ArUco markers, print the calibration"),
     "watch": ("add_watch_arguments", "watch_main", "run the camera pipeline and print vision events as JSON lines"),
@@ -39,7 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     c.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads")
     e = sub.add_parser("enroll", help="adapt the classifier to a venue's set from DIR/<code>/*.jpg")
     e.add_argument("directory", type=Path, metavar="DIR")
-    e.add_argument("--out", type=Path, default=Path("venue-enrollment.npz"), help="where to save the prototypes")
+    e.add_argument(
+        "--out", type=Path, default=Path("venue-enrollment.npz"), help="where to save the adapted head (.npz)"
+    )
     e.add_argument("--model", type=Path, default=None)
     e.add_argument("--seed", type=int, default=0, help="seed of the before/after split of the photos")
     missing = ""

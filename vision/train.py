@@ -1,6 +1,6 @@
 """Train the tile classifier on synthetic tiles and export it to ONNX (needs torch: the ``train`` extra).
 
-One command reproduces the committed model (about 20 minutes on 2 busy CPU threads)::
+One command reproduces the committed model (about 25 minutes on 2 busy CPU threads)::
 
     /work/train-venv/bin/python -m vision.train --out vision/models
 
@@ -8,7 +8,8 @@ The data is generated on the fly: a pool of rendered faces (``vision.synth.rende
 style, several random per-set variations of each class), each sample a fresh camera-like augmentation
 (``vision.synth.augment``).  The network is a small CNN (6 conv+BN+ReLU blocks, global average pooling, a
 96-d embedding and a linear head over ``CLASSES``).  The ONNX file has two outputs, ``logits`` and
-``embedding`` (used by venue enrollment).  The metadata JSON records classes, input size, normalisation,
+``embedding``; the head's weights are also saved as ``tile_classifier.head.npz`` (venue enrollment
+fine-tunes them on the embeddings of the venue's photos).  The metadata JSON records classes, input size, normalisation,
 seed, recipe, training time and the held-out accuracy per style measured on freshly rendered tiles (new
 seed) with the same augmentation, plus the accuracy on the style held out of training.
 
@@ -34,6 +35,8 @@ INPUT_SIZE = 48
 MEAN = 0.5
 STD = 0.25
 EMBED_DIM = 96
+#: the linear head's weights, saved next to the ONNX file (logits = embedding @ weight.T + bias)
+HEAD_FILE = "tile_classifier.head.npz"
 
 Batch = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]
 
@@ -50,10 +53,17 @@ def face_pool(styles: tuple[str, ...], variants: int, seed: int) -> list[list[np
     return [[render_tile_face(code, style=s, rng=rng) for s in styles for _ in range(variants)] for code in CLASSES]
 
 
-def make_batch(pool: list[list[npt.NDArray[np.uint8]]], n: int, rng: np.random.Generator) -> Batch:
-    """``n`` augmented samples with uniformly drawn classes."""
+def make_batch(pool: list[list[npt.NDArray[np.uint8]]], n: int, rng: np.random.Generator, variants: int) -> Batch:
+    """``n`` augmented samples with uniformly drawn classes; two faces of the same style (pool entries come in
+    runs of ``variants`` per style) are offered as pond neighbours."""
     labels = rng.integers(len(CLASSES), size=n)
-    crops = [augment(pool[y][int(rng.integers(len(pool[y])))], rng, INPUT_SIZE) for y in labels]
+    crops = []
+    for y in labels:
+        i = int(rng.integers(len(pool[y])))
+        style_start = (i // variants) * variants
+        near = [pool[int(rng.integers(len(pool)))][style_start + int(rng.integers(variants))] for _ in range(2)]
+        near = [f for f in near if f.shape == pool[y][i].shape]
+        crops.append(augment(pool[y][i], rng, INPUT_SIZE, neighbours=near))
     return preprocess(crops), labels.astype(np.int64)
 
 
@@ -127,6 +137,14 @@ def export_onnx(model: Any, path: Path) -> None:
     )
 
 
+def save_head(model: Any, path: Path) -> None:
+    """The linear head (``weight`` C x D, ``bias`` C, float32) as ``.npz``: venue enrollment fine-tunes it."""
+    w = model.head.weight.detach().numpy().astype(np.float32)
+    b = model.head.bias.detach().numpy().astype(np.float32)
+    with open(path, "wb") as fh:
+        np.savez(fh, weight=w, bias=b)
+
+
 def train_step(model: Any, opt: Any, sched: Any, loss_fn: Any, batch: Batch, *, step: int, t0: float) -> None:
     """One optimiser step on a numpy batch; logs a JSON line every 100 steps."""
     import torch
@@ -157,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("vision/models"))
-    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--steps", type=int, default=4000)
     p.add_argument("--batch", type=int, default=96)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--variants", type=int, default=8, help="renders per class and style in the face pool")
@@ -181,11 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     model.train()
     # batches are made one step ahead on a worker thread (cv2 releases the GIL); each from its own seed
     with ThreadPoolExecutor(max_workers=1) as ex:
-        ahead = ex.submit(make_batch, pool, args.batch, np.random.default_rng([args.seed, 0]))
+        ahead = ex.submit(make_batch, pool, args.batch, np.random.default_rng([args.seed, 0]), args.variants)
         for step in range(args.steps):
             batch = ahead.result()
             if step + 1 < args.steps:
-                ahead = ex.submit(make_batch, pool, args.batch, np.random.default_rng([args.seed, step + 1]))
+                ahead = ex.submit(
+                    make_batch, pool, args.batch, np.random.default_rng([args.seed, step + 1]), args.variants
+                )
             train_step(model, opt, sched, loss_fn, batch, step=step, t0=t0)
     train_s = time.monotonic() - t0
     held_out = evaluate(model, styles, args.eval_per_class, seed=10_000 + args.seed)
@@ -193,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "tile_classifier.onnx"
     export_onnx(model, onnx_path)
+    head_path = args.out / HEAD_FILE
+    save_head(model, head_path)
     n = len(CLASSES) * args.eval_per_class
     meta = {
         "schema": "mjtable.tile_classifier/1",
@@ -208,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "outputs": ["logits", "embedding"],
         "embedding_dim": EMBED_DIM,
+        "head": HEAD_FILE,
         "seed": args.seed,
         "recipe": {
             "steps": args.steps,

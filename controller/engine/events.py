@@ -116,18 +116,18 @@ class Discard(Event):
     type: ClassVar[str] = "discard"
     seat: int = 0
     tile: str = ""
-    riichi: bool = False  # area 3b: riichi declared with this discard (riichi rules only; see ext_riichi)
+    riichi: bool = False  # riichi declared with this discard (riichi rules only; see ext_riichi)
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
-        if not self.riichi:  # area 3b: keep non-riichi discards exactly as before
+        if not self.riichi:  # ext_riichi: keep non-riichi discards exactly as before
             del out["riichi"]
         return out
 
 
 @dataclass(frozen=True, kw_only=True)
 class ChooseVoid(Event):
-    """Area 3b, Sichuan 定缺: ``seat`` chooses its missing ``suit`` (m/p/s) face down; ``tile`` optionally names
+    """Sichuan 定缺: ``seat`` chooses its missing ``suit`` (m/p/s) face down; ``tile`` optionally names
     the face-down tile of that suit put out instead of a card (it must be the seat's first discard).  Choices
     stay hidden until all four have chosen (simultaneous reveal).  Handled by controller/engine/ext_sichuan.py."""
 
@@ -229,7 +229,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (SessionStart, TableBuilt, DiceRolled, McuFault, LinkChanged, ButtonPressed, Discard, Claim, Flower,
                 ConcealedKong, PromotedKong, DeclareWin, CameraObserved, RefereeCommand, ClockTick,
-                ChooseVoid)  # area 3b: ChooseVoid (Sichuan 定缺)
+                ChooseVoid)  # ChooseVoid: Sichuan 定缺 (ext_sichuan)
 }
 
 

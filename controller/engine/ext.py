@@ -9,7 +9,8 @@ state lives in ``HandState.extra`` / ``SessionState.extra`` (frozen values owned
 Every hook is pure (no I/O, no clock), called synchronously from whatever thread/loop runs
 :func:`controller.engine.step.step`; the base class does nothing, so the MCR path is unchanged.
 
-Call points (each a small commented hook in area 2's modules):
+Call points (each a small commented hook in the engine core's modules, ``controller.views`` and
+``controller.bots``):
 
 * ``procedure.on_dice`` / ``procedure.deal`` -> :meth:`EngineExtension.dice_throws`,
   :meth:`EngineExtension.live_wall` (Sichuan: one throw, 14/13-stack walls) and

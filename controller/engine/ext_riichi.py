@@ -2,7 +2,7 @@
 ura-dora, the three furiten kinds, tenhou/chiihou, pao, honba and renchan, noten payments, final scores.
 
 Seed ``002_40e04c10307d973b.txt`` (``Lnnn``), digest ``../shared/rules/riichi-hk-rules.md``.  The rules are
-area 3's (``controller.riichi``: scorer, ``can_riichi``, ``noten_payments``, ``next_hand``, ``final_scores``);
+``controller.riichi``'s (scorer, ``can_riichi``, ``noten_payments``, ``next_hand``, ``final_scores``);
 this module calls them at the engine's hook points (:mod:`controller.engine.ext`).  Pure; called from
 whatever thread/loop runs ``step``.
 
@@ -10,10 +10,10 @@ State: :class:`RiichiHand` in ``HandState.extra``, :class:`RiichiSession` (honba
 ``SessionState.extra``.  Scores are kept relative to the division's start points (so the engine's sums stay
 zero-based): **sum(scores) + 1000 x deposits == 0** at every step.
 
-Dead wall (14 tiles, L23): the last 14 tiles of the wall in draw order, ``dead[0..3]`` replacement slots,
-``dead[4]`` the dora indicator, ``dead[5..8]`` kan-dora, ``dead[9..13]`` ura-dora (area 3's [DESIGN]
-mapping).  The k-th kan's replacement is ``dead[k-1]`` and the live wall's last tile joins the dead wall, so
-it keeps 14 tiles (L23, L348-L349).
+Dead wall (14 tiles, L23): the last 14 tiles of the wall in draw order, ``dead[0..3]`` replacement slots, ``dead[4]``
+the dora indicator, ``dead[5..8]`` kan-dora, ``dead[9..13]`` ura-dora (the [DESIGN] mapping of
+``controller.riichi.table``).  The k-th kan's replacement is ``dead[k-1]`` and the live wall's last tile joins the dead
+wall, so it keeps 14 tiles (L23, L348-L349).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Riichi hand and session state in the live engine (``HandState.extra`` / ``SessionState.extra``), the dead
 wall and the wait helpers.
 
-Split from :mod:`controller.engine.ext_riichi` (area 3b).  Pure; any thread.
+Split from :mod:`controller.engine.ext_riichi`.  Pure; any thread.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Sichuan SBR 2025 inside the live engine: 定缺, kong money and refunds, 主动花猪, 查花猪/查大叫, next dealer.
 
 Seed ``001_2f25afa9281b00ab.txt`` (``Lnnn``), digest ``../shared/rules/sichuan-rules.md``.  The rules
-themselves are area 3's (``controller.sichuan``): this module only calls them at the engine's hook points
+themselves are ``controller.sichuan``'s: this module only calls them at the engine's hook points
 (see :mod:`controller.engine.ext`).  Pure; called from whatever thread/loop runs ``step``.
 
 State: :class:`SichuanHand` in ``HandState.extra``.  Money: kong money is paid at once (``add_scores``) and

@@ -1,6 +1,6 @@
 """Sichuan hand state in the live engine (``HandState.extra``), its helpers and the 14/13-stack wall.
 
-Split from :mod:`controller.engine.ext_sichuan` (area 3b).  Pure; any thread.
+Split from :mod:`controller.engine.ext_sichuan`.  Pure; any thread.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The three MCR rulebooks (1998, 2006, 2017) as :class:`controller.engine.ruleset.Ruleset` objects.
 
-Scoring goes through an :class:`McrScorer` port: the real one is area 1's ``controller.mcr`` (imported lazily,
+Scoring goes through an :class:`McrScorer` port: the real one is the MCR scorer ``controller.mcr`` (imported lazily,
 no fallback: a broken scorer fails loudly); tests may pass any other implementation explicitly.
 Rule citations are to ``../shared/rules/mcr-rules.md`` and the seeds (``[000:L496]`` = V1998 line 496).
 """
@@ -69,7 +69,7 @@ class McrScorer(Protocol):
 
 
 class AreaOneScorer:
-    """Adapter to ``controller.mcr`` (area 1's scorer, the project's reference)."""
+    """Adapter to ``controller.mcr`` (the MCR scorer package, the project's reference)."""
 
     def __init__(self) -> None:
         import importlib

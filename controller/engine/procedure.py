@@ -108,10 +108,10 @@ def on_dice(state: GameState, dice: tuple[int, int], fx: list[Effect]) -> GameSt
     if len(dice) != 2 or any(not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 6 for d in dice):
         raise Reject("bad_event", f"two dice of 1..6 expected, got {dice!r}")
     if state.phase is not Phase.DICE:
-        return state  # area 3b: a throw beyond the rules' count (Sichuan throws once) is ignored
+        return state  # rules extension: a throw beyond the rules' count (Sichuan throws once) is ignored
     hand = replace(hand, dice=(*hand.dice, (dice[0], dice[1])))
     state = replace(state, hand=hand)
-    if len(hand.dice) < ext_of(state).dice_throws():  # area 3b: MCR/riichi 2 throws, Sichuan 1 (L318)
+    if len(hand.dice) < ext_of(state).dice_throws():  # rules extension: MCR/riichi 2 throws, Sichuan 1 (L318)
         fx.append(McuCommand(name="roll_dice", args={"throw": 2}))
         return state
     return deal(state, fx)
@@ -122,7 +122,7 @@ def deal(state: GameState, fx: list[Effect]) -> GameState:
     hand = state.hand
     assert hand is not None
     rules = ruleset_of(state)
-    custom = ext_of(state).live_wall(state, hand)  # area 3b: Sichuan 14/13 stacks, one throw (L310-L332)
+    custom = ext_of(state).live_wall(state, hand)  # rules extension: Sichuan 14/13 stacks, one throw (L310-L332)
     if custom is not None:
         wall = custom
     else:
@@ -157,7 +157,7 @@ def deal(state: GameState, fx: list[Effect]) -> GameState:
     elif lim.flowers_s is not None:
         state = start(state, "flowers", None, lim.flowers_s, fx)
     fx.append(SetLed(seat=hand.dealer, on=True))
-    state = ext_of(state).after_deal(state, fx)  # area 3b: rules extension (Sichuan 定缺 phase)
+    state = ext_of(state).after_deal(state, fx)  # rules extension (ext.py: Sichuan 定缺 phase)
     if state.phase is not Phase.FLOWERS:
         return state
     return advance_flowers(state, fx)
@@ -170,9 +170,9 @@ def take(state: GameState, seat: int, *, from_back: bool) -> GameState:
     if hand.wall_remaining <= 0 or not hand.live:
         raise Reject("wall_empty", "no tile left in the wall")
     if from_back and not ruleset_of(state).wall.replacements_from_back:
-        from_back = False  # area 3b: Sichuan kong replacement is the next wall tile in normal order (L403)
+        from_back = False  # Sichuan (ext_sichuan): kong replacement is the next wall tile in normal order (L403)
     live = hand.live
-    dead = ext_of(state).dead_wall_replacement(hand) if from_back else None  # area 3b: riichi rinshan
+    dead = ext_of(state).dead_wall_replacement(hand) if from_back else None  # ext_riichi: riichi rinshan
     if dead is not None:
         idx, live = dead, live[:-1]  # from the dead wall; the live wall's last tile joins it (keeps 14)
         hand = replace(hand, back=hand.back + 1, live=live)

@@ -1,6 +1,6 @@
 """Find the :class:`~controller.engine.ruleset.Ruleset` for a profile name.
 
-``mcr-*`` are built in.  ``sichuan*`` and ``riichi*`` come from area 3's packages, imported lazily:
+``mcr-*`` are built in.  ``sichuan*`` and ``riichi*`` come from the Sichuan and riichi packages, imported lazily:
 ``controller.sichuan.ruleset.make_ruleset(name) -> Ruleset`` and ``controller.riichi.ruleset.make_ruleset(name)``.
 Rulesets are cached per (name, seat_rotation): they are immutable.
 """

@@ -8,8 +8,9 @@ randomness), called synchronously from whatever thread or event loop runs :func:
 Seats are ``0..3`` in counter-clockwise playing order (seat ``s + 1`` mod 4 is the 下家 / next player of
 ``s``).  Tiles are :class:`mjtable.tiles.Tile`; hands are :class:`mjtable.tiles.Hand`.
 
-Stability: this module is a contract with area 3 (Sichuan, riichi).  New hooks are only ever added with a
-default in :class:`RulesetDefaults`; existing signatures do not change.
+Stability: this module is a contract with the Sichuan and riichi rulesets (``controller.sichuan``,
+``controller.riichi``).  New hooks are only ever added with a default in :class:`RulesetDefaults`; existing signatures
+do not change.
 """
 
 from __future__ import annotations
@@ -138,11 +139,12 @@ class WinSituation:
     heavenly: bool = False
     earthly: bool = False
     concealed_ready: bool = False
-    # Sichuan (area 3): void suit 定缺, win on the discard right after one's kong (杠上炮), seats still playing
+    # Sichuan (controller.sichuan): void suit 定缺, win on the discard right after one's kong (杠上炮),
+    # seats still playing
     void_suit: str | None = None
     after_kong_discard: bool = False
     active: tuple[int, ...] = (0, 1, 2, 3)
-    # riichi (area 3)
+    # riichi (controller.riichi)
     riichi: bool = False
     double_riichi: bool = False
     ippatsu: bool = False

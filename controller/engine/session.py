@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from controller.engine.effects import Alert, Effect, HandEnded, McuCommand, SessionEnded, SetLed
-from controller.engine.ext import ext_of  # area 3b
+from controller.engine.ext import ext_of  # rules extension hooks (Sichuan, riichi)
 from controller.engine.query import player_index, ruleset_of
 from controller.engine.state import AlertRec, GameState, HandResult, Phase
 from controller.engine.timers import cancel_hand_timers, start
@@ -39,7 +39,7 @@ def end_hand(state: GameState, result: HandResult, fx: list[Effect]) -> GameStat
                                   if m.kind == "concealed_kong" and m.tiles))
                       for s in range(4) if any(m.kind == "concealed_kong" and m.tiles for m in hand.seats[s].melds))
         result = replace(result, hands=shown)
-    state, result = ext_of(state).settle_hand(state, result, fx)  # area 3b: 查大叫, noten payments, sticks
+    state, result = ext_of(state).settle_hand(state, result, fx)  # rules extension: 查大叫, noten payments, sticks
     hand = state.hand or hand
     state = add_scores(state, result.payments)
     hand = replace(hand, result=result, turn=None, claim=None)
@@ -51,7 +51,7 @@ def end_hand(state: GameState, result: HandResult, fx: list[Effect]) -> GameStat
     sess = replace(sess, hand_no=sess.hand_no + 1, hand_in_round=hand_in_round, round_no=round_no, dealer=dealer,
                    wins=sess.wins + (1 if result.kind == "win" else 0),
                    draws=sess.draws + (1 if result.kind == "draw" else 0))
-    sess = ext_of(state).next_session(state, hand, result, sess)  # area 3b: Sichuan dealer, riichi renchan/honba
+    sess = ext_of(state).next_session(state, hand, result, sess)  # extension: Sichuan dealer, riichi renchan/honba
     state = replace(state, hand=hand, session=sess, phase=Phase.HAND_OVER, history=(*state.history, result))
     for seat in range(4):
         fx.append(SetLed(seat=seat, on=False))
@@ -98,7 +98,7 @@ def session_time_up(state: GameState, fx: list[Effect]) -> GameState:
     if state.phase in (Phase.HAND_OVER, Phase.BUILDING, Phase.SESSION_OVER) or state.hand is None:
         return end_session(state, fx)
     state = replace(state, session=replace(state.session, ended=True))
-    if ext_of(state).finish_hand_at_time_up():  # area 3b: Sichuan finishes the running hand first (L290)
+    if ext_of(state).finish_hand_at_time_up():  # rules extension: Sichuan finishes the running hand first (L290)
         return state
     return end_hand(state, HandResult(kind="stopped"), fx)
 

@@ -87,7 +87,7 @@ class SimRun:
             seats = [hand.flower_seat] if hand.flower_seat is not None else []
         elif state.phase is Phase.TURN:
             seats = [hand.turn] if hand.turn is not None else []
-        elif state.phase is Phase.VOID:  # area 3b: Sichuan 定缺, every seat that has not chosen yet
+        elif state.phase is Phase.VOID:  # ext_sichuan: Sichuan 定缺, every seat that has not chosen yet
             seats = [0, 1, 2, 3]
         else:
             seats = list(claim_order(state))
@@ -132,7 +132,7 @@ def summary(state: GameState, *, game: int, seed: int) -> dict[str, Any]:
         "game": game, "seed": seed, "rules": state.config.rules, "players": list(sess.players),
         "hands": len(state.history), "wins": sess.wins, "draws": sess.draws,
         "scores": list(sess.scores), "penalties": list(sess.penalties), "net": net,
-        "ranking_points": ext_of(state).ranking_points(state, net),  # area 3b: riichi leftover sticks + uma
+        "ranking_points": ext_of(state).ranking_points(state, net),  # ext_riichi: riichi leftover sticks + uma
         "infractions": [i.to_json() for i in state.infractions], "hand_results": hands,
         "events": state.seq,
     }

@@ -24,7 +24,7 @@ class Phase(enum.StrEnum):
     TURN = "turn"  # ``turn`` seat holds 14 (kongs count 3) and must discard, kong or win
     CLAIMS = "claims"  # claim window on the last discard
     ROB_KONG = "rob_kong"  # claim window (win only) on the tile added to a promoted kong
-    VOID = "void"  # area 3b: Sichuan 定缺, every seat chooses its missing suit before play (ext_sichuan)
+    VOID = "void"  # Sichuan 定缺, every seat chooses its missing suit before play (ext_sichuan)
     HAND_OVER = "hand_over"  # win or exhaustive draw settled; waiting for the next build
     SESSION_OVER = "session_over"
 
@@ -249,7 +249,7 @@ class HandState:
     wins: tuple[HandResult, ...] = ()  # wins already settled in a hand that goes on (bloody battle)
     ids: frozenset[str] = frozenset()
     result: HandResult | None = None
-    extra: object = None  # area 3b: ruleset-owned hand state (controller/engine/ext_*.py), None for MCR
+    extra: object = None  # ruleset-owned hand state (controller/engine/ext_*.py), None for MCR
 
     @property
     def wall_remaining(self) -> int:
@@ -274,7 +274,7 @@ class SessionState:
     ended: bool = False
     wins: int = 0
     draws: int = 0
-    extra: object = None  # area 3b: ruleset-owned session state (riichi honba/deposit, ...), None for MCR
+    extra: object = None  # ruleset-owned session state (ext_*.py: riichi honba/deposit, ...), None for MCR
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

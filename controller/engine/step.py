@@ -75,7 +75,7 @@ def step(state: GameState, event: Event) -> tuple[GameState, tuple[Effect, ...]]
         if event.id in state.recent_ids:
             raise Reject("duplicate_id", f"event id {event.id!r} was already applied")
         new = _dispatch(state, event, fx)
-        new = ext_of(new).after_step(state, new, event, fx)  # area 3b: rules extension (Sichuan, riichi)
+        new = ext_of(new).after_step(state, new, event, fx)  # rules extension (ext.py: Sichuan, riichi)
     except Reject as r:
         return state, (Rejected(event_id=event.id, reason=r.reason, message=r.message),)
     ids = (*state.recent_ids[-(RECENT_IDS - 1):], event.id)
@@ -183,7 +183,7 @@ def _player(state: GameState, ev: Event, fx: list[Effect]) -> GameState:
     assert hand is not None
     seat = _seat_of(ev)
     ph = state.phase
-    handled = ext_of(state).before_player(state, ev, fx)  # area 3b: rules extension (定缺, riichi checks)
+    handled = ext_of(state).before_player(state, ev, fx)  # rules extension (ext.py: 定缺, riichi checks)
     if handled is not None:
         return handled
     if isinstance(ev, ButtonPressed):

@@ -39,7 +39,7 @@ def situation(state: GameState, seat: int, t: Tile, *, self_drawn: bool, discard
         earthly=(not self_drawn and not robbing and discarder == hand.dealer and seat != hand.dealer
                  and len(hand.seats[hand.dealer].pond) == 1 and _untouched(state, discards=1)),
         active=tuple(s for s in range(4) if not hand.seats[s].out))
-    return ext_of(state).win_situation(state, sit)  # area 3b: void suit, riichi, dora, furiten, honba...
+    return ext_of(state).win_situation(state, sit)  # rules extension: void suit, riichi, dora, furiten, honba...
 
 
 def _untouched(state: GameState, *, discards: int) -> bool:
@@ -141,7 +141,7 @@ def win_on_discard(state: GameState, c: Call, fx: list[Effect]) -> tuple[GameSta
     w = hand.claim
     calls = tuple(x for x in w.calls if x.seat != seat)
     excluded = w.excluded_winners | {seat}
-    # later callers cannot win after a false first win [003:L45@3976]; area 3b: riichi too (HKMA L194)
+    # later callers cannot win after a false first win [003:L45@3976]; riichi too, via ext_riichi (HKMA L194)
     if state.config.rules == "mcr-2017" or ext_of(state).false_win_voids_later_calls():
         excluded = excluded | {x.seat for x in calls}
     hand = replace(hand, claim=replace(w, calls=calls, excluded_winners=excluded))

@@ -1,6 +1,6 @@
 """Chinese Official (MCR) fan calculator: 1998, 2006 (default) and 2017 rulebooks.
 
-Public API (the contract other areas code against)::
+Public API (the contract other packages code against)::
 
     from controller.mcr import WinContext, Fan, ScoreResult, NotWinningHand, score_hand, is_complete, find_waits
 

@@ -1,5 +1,5 @@
-"""The JSON-lines contract of ``mjtable score`` / ``mjtable waits`` for the MCR profiles, and the one place
-that maps a ``--rules`` name to its line handler (MCR here, Sichuan and riichi in area 3's packages).
+"""The JSON-lines contract of ``mjtable score`` / ``mjtable waits`` for the MCR profiles, and the one place that maps a
+``--rules`` name to its line handler (MCR here, Sichuan and riichi in ``controller.sichuan`` / ``controller.riichi``).
 
 In (score): ``{"hand": "[123m]{5555p}1122s", "win": "3s", "self_drawn": false, "seat_wind": "E",
 "round_wind": "S", "flowers": 1, "last_of_kind": false, "kong": false, "last_tile": false}``; waits takes the

@@ -29,6 +29,9 @@ class DirectCamera:
         self._frame += 1
         self._queue.put_nowait({**observation, "confidence": self.confidence, "frame_id": self._frame})
 
+    def new_hand(self, state: GameState) -> None:
+        """Nothing to do: ground truth has no memory of the last hand's tiles."""
+
     async def observations(self) -> AsyncIterator[dict[str, Any]]:
         while True:
             obs = await self._queue.get()

@@ -1,4 +1,4 @@
-"""The physical table the simulated camera films: area 6's ``TableScene`` built from the engine's referee view,
+"""The physical table the simulated camera films: ``vision.scene.TableScene`` built from the engine's referee view,
 plus the change a player is making right now (a vision event dict: discard, meld, concealed kong, shown hand).
 
 Pure functions.  Conventions follow :mod:`vision.scene`: ponds in discard order, melds in exposure order with

@@ -1,5 +1,5 @@
-"""``--camera sim``: the simulated camera (area 6's ``vision.simcam``) filming the demo's table, every frame
-going through the real vision pipeline (area 6's ``vision.pipeline`` with area 5's ONNX classifier).
+"""``--camera sim``: the simulated camera (``vision.simcam``) filming the demo's table, every frame
+going through the real vision pipeline (``vision.pipeline`` with the ONNX classifier).
 
 The world shows each act as a change of the :class:`vision.scene.TableScene` (built from the engine's referee
 view, :mod:`mjtable.demo.scenes`); :class:`~mjtable.service.camera.ThreadedPipelineSource` renders frames at
@@ -30,8 +30,9 @@ RESHOW_NUDGES_PX: tuple[tuple[float, float], ...] = ((6.0, 0.0), (0.0, 6.0), (-6
 class SimulatedCamera:
     """Both the world's camera (``show``) and the service's observation source (``observations``)."""
 
-    def __init__(self, *, seed: int = 0, fps: float = 15.0,
-                 pipeline_factory: Callable[[], FramePipeline] | None = None) -> None:
+    def __init__(
+        self, *, seed: int = 0, fps: float = 15.0, pipeline_factory: Callable[[], FramePipeline] | None = None
+    ) -> None:
         from vision.simcam import SimCamera
 
         self.cam = SimCamera(seed=seed)
@@ -55,6 +56,15 @@ class SimulatedCamera:
                 step = RESHOW_NUDGES_PX[self._reshows % len(RESHOW_NUDGES_PX)]
                 self.cam.bump(*step)
             self._base, self.scene = base, scene
+
+    def new_hand(self, state: GameState) -> None:
+        """The last hand's tiles were swept into the table and the new hand dealt: the camera sees the table as
+        ``state`` shows it (without this the last hand's ponds would stay in view until the first discard, and
+        a first discard equal to the tile that lay in that pond slot last hand would never look new)."""
+        scene = scene_from_view(referee_view(state))
+        with self._lock:
+            self._base = self.scene = scene
+            self._blink = 0
 
     def _render(self) -> Any:  # worker thread
         with self._lock:

@@ -61,6 +61,10 @@ class DemoOptions:
     validate: bool = False
     mcu_control: list[dict[str, Any]] = field(default_factory=list)
     end_wait_s: float = 20.0
+    #: how long the world waits for the table to take an act before acting again, s
+    act_timeout_s: float = 5.0
+    #: how long a camera act may go untaken before the floor referee enters it by hand, s (see DemoWorld)
+    referee_entry_s: float = 15.0
 
 
 class DemoCamera(TableCamera, ObservationSource, Protocol):
@@ -127,15 +131,33 @@ class DemoStack:
             self.recorder = Recorder(self.store, self.host, self.port, client_id=f"mjtable-demo-rec-{o.table}").start()
         if o.display_port >= 0 and self.ws_url is not None:
             self._start_display()
-        self.emit({"event": "started", "run_dir": str(o.run_dir), "broker": f"{self.host}:{self.port}",
-                   "mcu_pty": self.pty, "rules": o.rules, "seed": o.seed, "camera": o.camera,
-                   "resumed": (o.run_dir / f"{o.table}.journal.jsonl").exists()})
+        self.emit(
+            {
+                "event": "started",
+                "run_dir": str(o.run_dir),
+                "broker": f"{self.host}:{self.port}",
+                "mcu_pty": self.pty,
+                "rules": o.rules,
+                "seed": o.seed,
+                "camera": o.camera,
+                "resumed": (o.run_dir / f"{o.table}.journal.jsonl").exists(),
+            }
+        )
 
     def _start_mcu_sim(self) -> None:
-        cmd = [sys.executable, "-m", "mjtable.cli", "table-sim", "--seed", str(self.opts.seed), "--fast",
-               "--build-s", str(self.opts.build_s)]
-        self.mcu_proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=open(self.opts.run_dir / "table-sim.log", "ab"))  # noqa: SIM115
+        cmd = [
+            sys.executable,
+            "-m",
+            "mjtable.cli",
+            "table-sim",
+            "--seed",
+            str(self.opts.seed),
+            "--fast",
+            "--build-s",
+            str(self.opts.build_s),
+        ]
+        log = open(self.opts.run_dir / "table-sim.log", "ab")  # noqa: SIM115 (the child keeps it open)
+        self.mcu_proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
         assert self.mcu_proc.stdout is not None
         line = self.mcu_proc.stdout.readline()
         try:
@@ -157,15 +179,22 @@ class DemoStack:
         threading.Thread(target=server.serve_forever, name="demo.display", daemon=True).start()
         self.display = server
         port = int(server.server_address[1])
-        self.emit({"event": "display", "url": f"http://127.0.0.1:{port}/?table={self.opts.table}",
-                   "broker_ws": self.ws_url})
+        self.emit(
+            {"event": "display", "url": f"http://127.0.0.1:{port}/?table={self.opts.table}", "broker_ws": self.ws_url}
+        )
 
     # --- play -------------------------------------------------------------------------------------------
     def config(self) -> Config:
         o = self.opts
         doc: dict[str, Any] = {
-            "table": {"id": o.table, "rules": o.rules, "data_dir": str(o.run_dir), "information": "full",
-                      "players": ["Bot East", "Bot South", "Bot West", "Bot North"], "timers": o.timers},
+            "table": {
+                "id": o.table,
+                "rules": o.rules,
+                "data_dir": str(o.run_dir),
+                "information": "full",
+                "players": ["Bot East", "Bot South", "Bot West", "Bot North"],
+                "timers": o.timers,
+            },
             "serial": {"port": self.pty or ""},
             "camera": {"source": "sim"},
             "mqtt": {"host": self.host, "port": self.port, "validate": o.validate},
@@ -183,18 +212,32 @@ class DemoStack:
         def wall_reader(build_id: int) -> tuple[str, ...]:
             return world_ref[0].wall_reader(build_id)
 
-        inj = Injected(notifier=RecordingNotifier(), wall_reader=wall_reader, gpio_backend=self.gpio,
-                       observations=self.camera.open)
+        inj = Injected(
+            notifier=RecordingNotifier(), wall_reader=wall_reader, gpio_backend=self.gpio, observations=self.camera.open
+        )
         service = self.service = build_service(cfg, inj)
-        world = DemoWorld(service, seed=self.opts.seed, gpio=self.gpio, pinout=cfg.gpio.pinout, camera=self.camera)
+        world = DemoWorld(
+            service,
+            seed=self.opts.seed,
+            gpio=self.gpio,
+            pinout=cfg.gpio.pinout,
+            camera=self.camera,
+            act_timeout_s=self.opts.act_timeout_s,
+            referee_entry_s=self.opts.referee_entry_s,
+        )
         world_ref.append(world)
         self.world = world
         service.listeners.append(self._on_step)
         run_task = asyncio.create_task(service.run(), name="demo.service")
         await service.ready.wait()
-        self.emit({"event": "service_ready", "ready_s": round(service.stats.ready_s or 0.0, 3),
-                   "resumed_at_seq": service.state.seq if service.table.resumed else None,
-                   "health": dict(service.health.parts)})
+        self.emit(
+            {
+                "event": "service_ready",
+                "ready_s": round(service.stats.ready_s or 0.0, 3),
+                "resumed_at_seq": service.state.seq if service.table.resumed else None,
+                "health": dict(service.health.parts),
+            }
+        )
         world_task = asyncio.create_task(world.run(), name="demo.world")
         referee = DemoReferee(service, self.host, self.port, truth=world.shown)
         referee_task = asyncio.create_task(referee.run(), name="demo.referee")
@@ -231,9 +274,16 @@ class DemoStack:
         for e in fx:
             if isinstance(e, HandEnded):
                 r = e.result
-                line = {"event": "hand", "hand": len(st.history), "kind": r.get("kind"), "winners": r.get("winners"),
-                        "total": r.get("total"), "fans": [f["name"] for f in r.get("fans", [])],
-                        "scores": list(st.session.scores), "t_s": round(time.monotonic() - self._t0, 2)}
+                line = {
+                    "event": "hand",
+                    "hand": len(st.history),
+                    "kind": r.get("kind"),
+                    "winners": r.get("winners"),
+                    "total": r.get("total"),
+                    "fans": [f["name"] for f in r.get("fans", [])],
+                    "scores": list(st.session.scores),
+                    "t_s": round(time.monotonic() - self._t0, 2),
+                }
                 self.hand_lines.append(line)
                 self.emit(line)
             elif isinstance(e, SessionEnded):
@@ -256,13 +306,25 @@ class DemoStack:
         sess = st.session
         w = self.world
         return {
-            "event": "summary", "ok": st.phase is Phase.SESSION_OVER, "rules": st.config.rules,
-            "seed": self.opts.seed, "hands": len(st.history), "wins": sess.wins, "draws": sess.draws,
-            "scores": list(sess.scores), "penalties": list(sess.penalties), "players": list(sess.players),
-            "events_accepted": service.stats.accepted, "events_rejected": service.stats.rejected,
-            "rejections": service.stats.rejections, "camera_events": w.stats.camera if w else 0,
-            "button_presses": w.stats.buttons if w else 0, "operator_entries": w.stats.operator if w else 0,
-            "stalls": w.stats.stalls if w else 0, "referee_commands": self.referee_commands,
+            "event": "summary",
+            "ok": st.phase is Phase.SESSION_OVER,
+            "rules": st.config.rules,
+            "seed": self.opts.seed,
+            "hands": len(st.history),
+            "wins": sess.wins,
+            "draws": sess.draws,
+            "scores": list(sess.scores),
+            "penalties": list(sess.penalties),
+            "players": list(sess.players),
+            "events_accepted": service.stats.accepted,
+            "events_rejected": service.stats.rejected,
+            "rejections": service.stats.rejections,
+            "camera_events": w.stats.camera if w else 0,
+            "button_presses": w.stats.buttons if w else 0,
+            "operator_entries": w.stats.operator if w else 0,
+            "stalls": w.stats.stalls if w else 0,
+            "referee_entries": w.stats.referee_entries if w else 0,
+            "referee_commands": self.referee_commands,
             "health": dict(service.health.parts),
             "seconds": round(time.monotonic() - self._t0, 2),
             "journal": str(self.opts.run_dir / f"{self.opts.table}.journal.jsonl"),
@@ -284,8 +346,11 @@ class DemoStack:
         from mjtable.recorder.cli import export
 
         out = export(self.store, self.opts.run_dir / "records")
-        return {"records": out.get("dir"), "games_recorded": out.get("games"),
-                "recorded_events": len(self.store.events(self.opts.table))}
+        return {
+            "records": out.get("dir"),
+            "games_recorded": out.get("games"),
+            "recorded_events": len(self.store.events(self.opts.table)),
+        }
 
     def close(self) -> None:
         if self.service is not None and self.service.mqtt is not None:

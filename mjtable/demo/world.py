@@ -6,7 +6,10 @@ the real vision pipeline, or the scene's ground-truth observations with ``--came
 and *call* are presses of the seat buttons on the fake GPIO backend (through the real debounce and the
 loop hand-off).  Flowers and promoted kongs have no sensor on a one-camera table: they are entered as the
 referee's operator would (``via: operator``).  The wall is shuffled by the world (seeded per hand) and read
-by the service through its ``wall_reader`` port (a tile-reading table).
+by the service through its ``wall_reader`` port (a tile-reading table).  An act the camera does not get
+accepted within ``referee_entry_s`` of first showing it (a face the classifier keeps misreading) is entered by
+the floor referee as the engine event the camera should have produced, so the demo never waits forever for a
+reading.
 
 Deterministic for a seed: a bot's choice depends only on the seed, the game's progress and the seat, so a
 run killed and resumed from its journal makes the same choices as an uninterrupted one.  Loop thread only.
@@ -17,12 +20,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from controller.bots import Action, Bot, claim_order
-from controller.engine.events import ButtonPressed, ChooseVoid, Event, Flower, PromotedKong
+from controller.engine import camera as camera_engine
+from controller.engine.errors import Reject
+from controller.engine.events import ButtonPressed, CameraObserved, ChooseVoid, Claim, Event, Flower, PromotedKong
 from controller.engine.query import ruleset_of
 from controller.engine.state import GameState, Phase
 from hw.backend import GpioError
@@ -40,6 +46,10 @@ class TableCamera(Protocol):
         """The scene now also contains what ``observation`` describes (a vision event dict)."""
         ...
 
+    def new_hand(self, state: GameState) -> None:
+        """The table swept the last hand's tiles away and dealt a new one: the scene is what ``state`` shows."""
+        ...
+
 
 @dataclass
 class WorldStats:
@@ -48,6 +58,8 @@ class WorldStats:
     buttons: int = 0
     operator: int = 0
     stalls: int = 0
+    #: acts the camera did not get accepted within ``referee_entry_s``, entered by the floor referee instead
+    referee_entries: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
 
 
@@ -72,18 +84,34 @@ def progress_key(st: GameState) -> str:
 
 
 class DemoWorld:
-    """Args:
+    """The four bot players at the table.  Loop thread only.
+
+    Args:
         service: the running table service (its state is what the players see: full information).
         seed: the session seed (walls and bot choices).
         gpio: the fake backend the service's panel uses; pinout: its pins.
         camera: where scene changes go.
         press_s: how long a button is held, seconds (real time: the debounce runs on real edges).
-        act_timeout_s: how long to wait for the service to accept an act before trying again.
+        act_timeout_s: how long to wait for the service to accept an act before trying again, seconds.
+        referee_entry_s: how long a camera act (discard, meld, concealed kong, shown hand) may go untaken,
+            seconds from its first showing, before the floor referee enters it by hand at the next showing, as
+            a referee does when the camera keeps misreading a tile (a stall then lasts at most about
+            ``referee_entry_s + act_timeout_s``).
     """
 
-    def __init__(self, service: TableService, *, seed: int, gpio: FakeBackend, pinout: PanelPinout,
-                 camera: TableCamera, press_s: float = 0.01, act_timeout_s: float = 5.0,
-                 on_act: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        service: TableService,
+        *,
+        seed: int,
+        gpio: FakeBackend,
+        pinout: PanelPinout,
+        camera: TableCamera,
+        press_s: float = 0.01,
+        act_timeout_s: float = 5.0,
+        referee_entry_s: float = 15.0,
+        on_act: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.service = service
         self.seed = seed
         self.gpio = gpio
@@ -92,9 +120,12 @@ class DemoWorld:
         self.press_s = press_s
         self.act_timeout_s = act_timeout_s
         self.on_act = on_act
+        self.referee_entry_s = referee_entry_s
         self.stats = WorldStats()
         #: seat -> the last change that seat made in front of the camera (the truth the demo referee knows)
         self.shown: dict[int, dict[str, Any]] = {}
+        self._first_shown: dict[str, float] = {}  # progress key, seat, act -> monotonic s of its first showing
+        self._dealt: int | None = None  # the hand whose deal the camera has seen
 
     # --- the table's tile reader ------------------------------------------------------------------------
     def wall_reader(self, build_id: int) -> tuple[str, ...]:
@@ -109,8 +140,7 @@ class DemoWorld:
         """What the players do now: the one player whose turn it is, or every player still deciding on an open
         discard (they answer at the same time, as at a real table).  Empty when the table must act."""
         hand = st.hand
-        if hand is None or st.paused or st.phase in (Phase.BUILDING, Phase.HAND_OVER, Phase.DICE,
-                                                     Phase.SESSION_OVER):
+        if hand is None or st.paused or st.phase in (Phase.BUILDING, Phase.HAND_OVER, Phase.DICE, Phase.SESSION_OVER):
             return []
         if st.phase is Phase.FLOWERS:
             seats = [hand.flower_seat] if hand.flower_seat is not None else []
@@ -134,6 +164,11 @@ class DemoWorld:
             st = self.service.state
             if st.phase is Phase.SESSION_OVER:
                 return
+            dealt = st.hand is not None and st.phase not in (Phase.HAND_OVER, Phase.BUILDING)
+            if dealt and st.session.hand_no != self._dealt:
+                self._dealt = st.session.hand_no  # the table swept the last hand away and built the walls
+                self._first_shown.clear()
+                self.camera.new_hand(st)
             acts = self.next_actions(st)
             if not acts:
                 await self._wait_change(st.seq, None)
@@ -142,8 +177,12 @@ class DemoWorld:
             acted = {seat for seat, _ in acts}
             if not await self._wait_until(self._answered(st.seq, acted), self.act_timeout_s):
                 self.stats.stalls += 1
-                LOGGER.warning("seats %s: %s not accepted within %.1f s; acting again", sorted(acted),
-                               [a.kind for _, a in acts], self.act_timeout_s)
+                LOGGER.warning(
+                    "seats %s: %s not accepted within %.1f s; acting again",
+                    sorted(acted),
+                    [a.kind for _, a in acts],
+                    self.act_timeout_s,
+                )
 
     def _answered(self, seq: int, acted: set[int]) -> Callable[[GameState], bool]:
         def done(now: GameState) -> bool:
@@ -196,13 +235,15 @@ class DemoWorld:
             via = "button"
         elif act.kind == "discard":
             if fields.get("riichi"):  # riichi: the declaration (no riichi button on this panel), then the discard
-                self._operator(ButtonPressed(id=self._op_id(seat, "riichi"), at_s=self.service.clock(), seat=seat,
-                                             button="riichi"))
+                self._operator(
+                    ButtonPressed(id=self._op_id(seat, "riichi"), at_s=self.service.clock(), seat=seat, button="riichi")
+                )
                 if not await self._wait_change(st.seq, self.act_timeout_s):
                     return
                 via = "operator+camera"
-            self._show(st, seat, {"type": "discard", "tiles": [str(fields["tile"])],
-                                  "position": len(hand.seats[seat].pond)})
+            self._show(
+                st, seat, {"type": "discard", "tiles": [str(fields["tile"])], "position": len(hand.seats[seat].pond)}
+            )
         elif act.kind == "claim":
             window = hand.claim
             assert window is not None
@@ -210,8 +251,9 @@ class DemoWorld:
                 await self.press(seat, "call")
                 if not await self._wait_until(lambda now: _call_registered(now, seat), self.act_timeout_s):
                     return
-            self._show(self.service.state, seat, self._claim_observation(st, seat, str(fields["kind"]),
-                                                                         fields.get("tiles")))
+            self._show(
+                self.service.state, seat, self._claim_observation(st, seat, str(fields["kind"]), fields.get("tiles"))
+            )
             via = "button+camera"
         elif act.kind == "concealed_kong":
             t = str(fields["tile"])
@@ -221,18 +263,26 @@ class DemoWorld:
             self._show(st, seat, {"type": "win_shown", "tiles": [t.code for t in s.known]})
         elif act.kind in ("flower", "promoted_kong"):
             cls = Flower if act.kind == "flower" else PromotedKong
-            self._operator(cls(id=self._op_id(seat, act.kind), at_s=self.service.clock(), seat=seat,
-                               tile=str(fields["tile"])))
+            self._operator(
+                cls(id=self._op_id(seat, act.kind), at_s=self.service.clock(), seat=seat, tile=str(fields["tile"]))
+            )
             via = "operator"
         elif act.kind == "void":  # Sichuan 定缺: chosen face down, entered like a referee tablet would
-            self._operator(ChooseVoid(id=self._op_id(seat, "void"), at_s=self.service.clock(), seat=seat,
-                                      suit=str(fields["suit"])))
+            self._operator(
+                ChooseVoid(id=self._op_id(seat, "void"), at_s=self.service.clock(), seat=seat, suit=str(fields["suit"]))
+            )
             via = "operator"
         else:
             raise ValueError(f"the demo world cannot perform {act.kind!r}")
         if self.on_act is not None:
-            self.on_act({"seat": seat, "act": act.kind, "via": via,
-                         **{k: (list(v) if isinstance(v, tuple) else v) for k, v in fields.items()}})
+            self.on_act(
+                {
+                    "seat": seat,
+                    "act": act.kind,
+                    "via": via,
+                    **{k: (list(v) if isinstance(v, tuple) else v) for k, v in fields.items()},
+                }
+            )
 
     def _claim_observation(self, st: GameState, seat: int, kind: str, tiles: object) -> dict[str, Any]:
         hand = st.hand
@@ -248,10 +298,59 @@ class DemoWorld:
         return {"type": "meld", "tiles": meld, "claimed_from": hand.claim.discard_seat}
 
     def _show(self, st: GameState, seat: int, observation: dict[str, Any]) -> None:
+        """Put the change in front of the camera (again, when the table did not take it).  Shown again
+        ``referee_entry_s`` or more after its first showing, the floor referee also enters it (the camera keeps
+        misreading it: a human referee types in what the player did rather than have the tiles laid down again
+        forever)."""
         self.stats.camera += 1
         obs = {"seat": seat, "claimed_from": None, "position": 0, **observation}
         self.shown[seat] = obs
         self.camera.show(st, seat, obs)
+        key = f"{progress_key(st)}:{seat}:{obs['type']}"
+        first = self._first_shown.setdefault(key, time.monotonic())
+        if time.monotonic() - first >= self.referee_entry_s:
+            self._referee_entry(seat, obs, time.monotonic() - first)
+
+    def _referee_entry(self, seat: int, obs: dict[str, Any], waited_s: float) -> None:
+        """Enter ``obs`` (what the player really did) as the engine event the camera should have produced."""
+        st = self.service.state
+        ev_id = self._op_id(seat, f"referee-{obs['type']}")
+        try:
+            event = camera_engine.translate(
+                st, obs, CameraObserved(id=ev_id, at_s=self.service.clock(), observation=obs)
+            )
+        except Reject as exc:  # the game moved on meanwhile: nothing to enter
+            LOGGER.info("seat %d %s: no referee entry (%s)", seat, obs["type"], exc.message)
+            return
+        if event is None and obs["type"] == "meld":
+            event = self._claim_of(st, seat, obs, ev_id)
+        if event is None:
+            return
+        self.stats.referee_entries += 1
+        LOGGER.warning(
+            "seat %d %s %s: not taken from the camera in %.1f s; entered by the floor referee",
+            seat,
+            obs["type"],
+            obs.get("tiles"),
+            waited_s,
+        )
+        self._operator(event)
+
+    def _claim_of(self, st: GameState, seat: int, obs: dict[str, Any], ev_id: str) -> Event | None:
+        """The claim a meld observation shows, when the engine's camera check takes it for a meld the seat
+        already holds (a second chow of the same tiles: the check compares tiles, not meld slots)."""
+        hand = st.hand
+        if hand is None or hand.claim is None or seat not in hand.claim.pending:
+            return None
+        tiles = [str(t) for t in obs["tiles"]]
+        if len(tiles) == 4:
+            return Claim(id=ev_id, at_s=self.service.clock(), seat=seat, kind="kong")
+        if len(set(tiles)) == 1:
+            return Claim(id=ev_id, at_s=self.service.clock(), seat=seat, kind="pung")
+        if hand.claim.tile.code not in tiles:
+            return None
+        tiles.remove(hand.claim.tile.code)
+        return Claim(id=ev_id, at_s=self.service.clock(), seat=seat, kind="chow", tiles=tuple(tiles))
 
     async def press(self, seat: int, button: str) -> None:
         """Press a seat button on the fake GPIO (edges cross the backend/loop boundary like real ones)."""

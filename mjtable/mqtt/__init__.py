@@ -1,7 +1,7 @@
 """MQTT for mjtable: versioned topics, schema-checked payloads, a publisher with an outbox and last will,
 the hidden-information guard, the delayed spectator mirror and referee command intake.
 
-Import paths used by other areas:
+Import paths used by other packages:
 
 * :class:`mjtable.mqtt.topics.TableTopics`, :data:`mjtable.mqtt.topics.PREFIX`
 * :class:`mjtable.mqtt.publisher.Publisher` (protocol), :class:`mjtable.mqtt.publisher.PahoPublisher`

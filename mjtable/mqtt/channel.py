@@ -1,7 +1,7 @@
 """One table's MQTT channel: state, events, timers, status and the delayed spectator mirror.
 
-The table service (area 8) or the engine shell (area 2) owns one :class:`TableChannel` and calls it from
-its asyncio loop after every engine step:
+The table service (:mod:`mjtable.service`) or the engine shell (:mod:`controller.shell`) owns one
+:class:`TableChannel` and calls it from its asyncio loop after every engine step:
 
     channel = TableChannel("T1", publisher, clock=time.time, spectator_delay_s=60)
     channel.publish_state(public_view(state, "T1"), referee_view(state, "T1"))

@@ -7,7 +7,7 @@ Layout (``<id>`` is the table id, ``[A-Za-z0-9_-]{1,32}``):
 * ``mjtable/v1/table/<id>/timers``           retained running countdowns (``mjtable.timers/1``), QoS 1
 * ``mjtable/v1/table/<id>/status``           retained ``online``/``offline`` (``mjtable.status/1``), last will;
   optional ``degraded`` and ``parts`` (``{"mcu": "ok", "camera": "down: no frames"}``) from the service
-* ``mjtable/v1/table/<id>/health``           retained service health detail (area 8, referees only, no tiles)
+* ``mjtable/v1/table/<id>/health``           retained service health detail (mjtable.service, referees only, no tiles)
 * ``mjtable/v1/table/<id>/referee/state``    retained referee state (``mjtable.referee_state/1``), QoS 1
 * ``mjtable/v1/table/<id>/referee/command``  referee commands in (``mjtable.command/1``), QoS 1
 * ``mjtable/v1/table/<id>/referee/result``   one answer per command (``mjtable.command_result/1``), QoS 1

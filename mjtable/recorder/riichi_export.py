@@ -1,7 +1,7 @@
 """Riichi game exports that existing viewers open: tenhou.net/6 JSON and mjai JSON lines.
 
 Input is a riichi game log: per hand the deal (dealer, round wind, honba, deposits, the 136-tile wall in draw
-order) and the hand's events in area 3's JSON vocabulary (``controller/riichi/table.py``: ``draw``,
+order) and the hand's events in the riichi procedure's JSON vocabulary (``controller/riichi/table.py``: ``draw``,
 ``discard {tile, riichi?}``, ``pass``, ``chi``, ``pon``, ``kan {kind}``, ``ron``, ``tsumo``).  Every hand is
 replayed through the real procedure (``controller.riichi.table.apply``), so the export carries the actual
 draws, replacement tiles, kan dora, riichi deposits and payments; an event the rules refuse raises
@@ -30,7 +30,7 @@ class ExportError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RiichiHandLog:
-    """One hand: the deal and its events (area 3's event dicts)."""
+    """One hand: the deal and its events (``controller.riichi.table`` event dicts)."""
 
     dealer: int
     round_wind: str  # "1z" East, "2z" South
@@ -252,7 +252,7 @@ def _without(tiles: Sequence[Tile], t: Tile) -> list[Tile]:
 
 
 def _win_score(rt: Any, st: Any, ev: dict[str, Any]) -> Any:
-    """The winning hand's score (for the han/fu/yaku strings) from area 3's public scorer
+    """The winning hand's score (for the han/fu/yaku strings) from the riichi package's public scorer
     (``controller.riichi.scoring.score_hand``) on the procedure state; None if it cannot be recomputed."""
     from controller.riichi.scoring import NotWinningHand, RiichiSituation, score_hand
 
@@ -314,7 +314,7 @@ def to_mjai_lines(game: RiichiGameLog) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m mjtable.recorder.riichi_export GAME.json|JOURNAL.jsonl [--tenhou OUT.json] [--mjai OUT.jsonl]``:
-    a ``mjtable.riichi_log/1`` file (area 3's procedure) or a live-engine journal."""
+    a ``mjtable.riichi_log/1`` file (``controller.riichi.table``'s procedure) or a live-engine journal."""
     import argparse
     import sys
     from pathlib import Path

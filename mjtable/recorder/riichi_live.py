@@ -7,7 +7,7 @@ the complete game record a table publishes on its referee-only ``referee/record`
 export is read off the engine's own states: the deal (full information: the wall's faces), each seat's draws
 (tiles that appear in its concealed hand), discards (pond growth; ``tsumogiri`` when the drawn tile goes out),
 riichi declarations and accepted sticks, calls and kans (new or promoted melds), kan dora, the hand result
-with the engine's payments, and han/fu/yaku recomputed with area 3's public scorer
+with the engine's payments, and han/fu/yaku recomputed with the riichi package's public scorer
 (``controller.riichi.scoring.score_hand``) from the engine's own win situation.  Pure; thread-safe.
 
 A hand whose concealed tiles the engine did not know (partial information: no wall faces) cannot be exported;
@@ -307,7 +307,8 @@ class LiveRiichiExporter:
 
     @staticmethod
     def _score(old: Any, w: int, pai: Tile, *, self_drawn: bool, discarder: int | None) -> Any:
-        """Area 3's scorer on the engine's own win situation (for fu and the limit name); None if not riichi."""
+        """The riichi scorer (controller.riichi.scoring) on the engine's own win situation (for fu and the limit name);
+        None if not riichi."""
         from controller.engine.query import ruleset_of, scoring_hand
         from controller.engine.wins import situation
         from controller.riichi.ruleset import RiichiRuleset

@@ -1,5 +1,5 @@
-"""The camera part's real source: frames -> area 6's vision pipeline (with area 5's classifier) -> vision event
-dicts, on a worker thread.
+"""The camera part's real source: frames -> the table pipeline (``vision.pipeline``, with the tile classifier
+``vision.classifier``) -> vision event dicts, on a worker thread.
 
 :class:`ThreadedPipelineSource` grabs a frame, runs the (stateful, tracking) pipeline on it and hands each event
 to the service loop with ``call_soon_threadsafe``, at most ``fps`` times a second.  It serves ``mjtable run``
@@ -33,7 +33,7 @@ class FramePipeline(Protocol):
 
 
 class PipelineAdapter:
-    """Area 6's ``vision.pipeline.table.TablePipeline`` behind :class:`FramePipeline`: numbers the frames and
+    """The table pipeline ``vision.pipeline.table.TablePipeline`` behind :class:`FramePipeline`: numbers the frames and
     keeps the last frame status (``ok``, ``uncalibrated`` with the reason, ``blurred``).  Worker thread only."""
 
     def __init__(self, pipeline: Any) -> None:
@@ -58,10 +58,12 @@ class PipelineAdapter:
 
 
 def default_pipeline(min_confidence: float = 0.85, *, allow_template: bool = False) -> PipelineAdapter:
-    """Area 6's table pipeline with area 5's ONNX classifier; RuntimeError naming what is missing.
+    """The table pipeline (``vision.pipeline``) with the ONNX tile classifier (``vision.classifier``); RuntimeError
+    naming what is missing.
 
-    ``allow_template``: without the ONNX model, use area 6's nearest-template classifier for the simulated
-    camera's own artwork (the demo); a real camera needs the model.
+    ``allow_template``: without the ONNX model, use the pipeline's nearest-template classifier
+    (``vision.pipeline.template_classifier``) for the simulated camera's own artwork (the demo); a real camera needs the
+    model.
     """
     table = _optional("vision.pipeline.table", "the vision pipeline")
     classifier: Any

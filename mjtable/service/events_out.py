@@ -1,10 +1,9 @@
 """Which engine events and effects go on the public MQTT event stream, and in what shape.
 
-Only what every player at the table can see: discards, claims, flowers, kongs (a concealed kong without its
-face), buttons, dice, faults and referee actions.  Camera observations (``hand_seen`` is referee-only), the
-wall's faces (``table_built``) and referee-only alert data never appear; area 7's guard checks every payload
-again before it is published.  Hand results and the game end are derived by ``TableChannel`` from the views.
-Pure.
+Only what every player at the table can see: discards, claims, flowers, kongs (a concealed kong without its face),
+buttons, dice, faults and referee actions.  Camera observations (``hand_seen`` is referee-only), the wall's faces
+(``table_built``) and referee-only alert data never appear; the MQTT guard (``mjtable.mqtt.guard``) checks every payload
+again before it is published.  Hand results and the game end are derived by ``TableChannel`` from the views.  Pure.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The table-MCU part of the service: runs area 4's ``TableLink``, turns its events into engine events and
+"""The table-MCU part of the service: runs ``firmware_bridge.TableLink``, turns its events into engine events and
 executes the engine's ``McuCommand`` effects.
 
 Runs on the service loop.  A missing or silent MCU never stops the service: the part reports ``down: ...``

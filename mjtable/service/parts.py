@@ -110,7 +110,7 @@ class ObservationSource(Protocol):
 
 
 class SnapshotSink(Protocol):
-    """Where the frame of each camera event goes (area 7's ``mjtable.snapshots.SnapshotStore``)."""
+    """Where the frame of each camera event goes (``mjtable.snapshots.SnapshotStore``)."""
 
     def save_frame(self, event_id: str, frame: Any) -> Any: ...
 
@@ -171,7 +171,7 @@ EmitJson = Callable[[dict[str, Any], Callable[[str | None], None]], None]
 
 
 class MqttPart:
-    """Publishes views and events through area 7's :class:`TableChannel`; takes referee commands in.
+    """Publishes views and events through :class:`mjtable.mqtt.channel.TableChannel`; takes referee commands in.
 
     ``publisher`` connects and reconnects on its own (paho's thread); this part watches ``connected`` and
     reports it.  Referee commands arrive on paho's thread and are handed to the loop.

@@ -1,8 +1,8 @@
-"""The service's implementations of area 2's ``controller.shell`` ports.
+"""The service's implementations of the engine shell's ports (``controller.shell``).
 
 * :class:`ServiceMcuPort` -> :class:`mjtable.service.mcu.McuPart` (commands run as tasks: a build takes a minute);
 * :class:`ServiceIndicators` -> :class:`mjtable.service.parts.GpioPart` (turn LEDs, buzzer);
-* :class:`ServicePublisher` -> area 7's :class:`mjtable.mqtt.channel.TableChannel` (views, timers, public events,
+* :class:`ServicePublisher` -> :class:`mjtable.mqtt.channel.TableChannel` (views, timers, public events,
   alerts and infractions; ids are deterministic per engine ``seq`` so a resumed service republishing after a crash
   produces duplicates the recorder drops, never new events);
 * :class:`InboxTimers` -> a due timer queues a ``ClockTick`` on the service inbox (one order for every input).
@@ -71,9 +71,9 @@ class ServicePublisher:
         self.channel.publish_timers(list(public.get("timers", [])))
 
     async def publish_effect(self, effect: dict[str, Any]) -> None:
-        """Alerts, infractions and rejections: in full to the referee-only ``referee/events`` topic, and
-        (alerts, infractions) redacted to the public stream — area 7's ``TableChannel.publish_effect`` routes
-        them; ids are deterministic per engine ``seq``."""
+        """Alerts, infractions and rejections: in full to the referee-only ``referee/events`` topic, and (alerts,
+        infractions) redacted to the public stream — ``mjtable.mqtt``'s ``TableChannel.publish_effect`` routes them; ids
+        are deterministic per engine ``seq``."""
         if self.channel is None or effect.get("type") not in REPORTS:
             return
         self._fx_count += 1

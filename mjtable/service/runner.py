@@ -1,10 +1,10 @@
 """``TableService``: the one asyncio process of a table — engine, MCU, camera, GPIO, MQTT, systemd.
 
-Every input becomes an engine event on ONE inbox queue, stamped here with a unique ``id`` and ``at_s`` (unix
-seconds from the injected clock), so the journal order is the order the engine saw.  The engine is area 2's
-``controller.shell.EngineShell`` around ``controller.journal.JournaledTable`` (step + fsynced journal; resume =
-fold); its ports are implemented in :mod:`mjtable.service.ports` (MCU commands -> ``McuPart``, LEDs/buzzer ->
-``GpioPart``, views and effects -> area 7's ``TableChannel``, timers -> ``ClockTick`` events on this inbox).
+Every input becomes an engine event on ONE inbox queue, stamped here with a unique ``id`` and ``at_s`` (unix seconds
+from the injected clock), so the journal order is the order the engine saw.  The engine is
+``controller.shell.EngineShell`` around ``controller.journal.JournaledTable`` (step + fsynced journal; resume = fold);
+its ports are implemented in :mod:`mjtable.service.ports` (MCU commands -> ``McuPart``, LEDs/buzzer -> ``GpioPart``,
+views and effects -> ``mjtable.mqtt``'s ``TableChannel``, timers -> ``ClockTick`` events on this inbox).
 
 Lifecycle: :meth:`TableService.run` starts every part as a named task, sends ``READY=1`` once the engine has
 resumed and the parts are started, pings the watchdog from the loop, and on ``stop()`` (SIGTERM/SIGINT)

@@ -207,8 +207,9 @@ def test_sigkill_and_restart_ends_identical(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("rules", ["sichuan-sbr-2025", "riichi-hkma-2025"])
 def test_other_rulesets_run_through_the_generic_core(rules: str) -> None:
-    """Area 3's rulesets through the same procedure: several winners on a discard and the bloody battle
-    (Sichuan), dead wall (riichi); scores stay zero-sum and every hand ends."""
+    """The Sichuan and riichi rulesets (controller.sichuan, controller.riichi) through the same procedure: several
+    winners on a discard and the bloody battle (Sichuan), dead wall (riichi); scores stay zero-sum and every hand
+    ends."""
     pytest.importorskip(f"controller.{rules.split('-', maxsplit=1)[0]}.ruleset")
     for game in range(2):
         run = SimRun(rules=rules, seed=2, game=game, hands_total=4)
@@ -216,6 +217,6 @@ def test_other_rulesets_run_through_the_generic_core(rules: str) -> None:
         while (ev := run.next_event(state)) is not None:
             state, fx = step(state, ev)
             assert not (fx and isinstance(fx[0], Rejected)), fx
-            # area 3b: riichi deposits (1000 per stick on the table) count in the zero sum
+            # riichi extension (ext_riichi): deposits (1000 per stick on the table) count in the zero sum
             assert sum(state.session.scores) + 1000 * getattr(state.session.extra, "sticks", 0) == 0
         assert len(state.history) == 4

@@ -1,4 +1,5 @@
-"""Views: the public view never holds a concealed tile; both views validate against area 7's schemas."""
+"""Views: the public view never holds a concealed tile; both views validate against the MQTT JSON Schemas
+(``mjtable/schemas``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""HKMA 2025 riichi procedure steps in the live engine (area 3b), one test per rule with its seed line
-(``Lnnn`` of ``002_40e04c10307d973b.txt``, digest ``../shared/rules/riichi-hk-rules.md``)."""
+"""HKMA 2025 riichi procedure steps in the live engine (``controller/engine/ext_riichi.py``), one test per rule with its
+seed line (``Lnnn`` of ``002_40e04c10307d973b.txt``, digest ``../shared/rules/riichi-hk-rules.md``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""HKMA riichi half-games played by bots through the live engine (area 3b): after every event the 136 tiles
-are conserved and the scores plus the riichi deposits sum to zero; replay equals live; kill-and-resume ends
-identical; noten payments, honba and renchan, the end at South 4 and the final scores on real hands."""
+"""HKMA riichi half-games played by bots through the live engine (``controller/engine/ext_riichi.py``): after every
+event the 136 tiles are conserved and the scores plus the riichi deposits sum to zero; replay equals live;
+kill-and-resume ends identical; noten payments, honba and renchan, the end at South 4 and the final scores on real
+hands."""
 
 from __future__ import annotations
 

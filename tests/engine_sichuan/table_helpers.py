@@ -1,5 +1,5 @@
-"""Shared helpers for the Sichuan and riichi live-engine tests (area 3b): stacked walls for any tile set,
-a table driver with automatic ids and times, tile counting for the conservation property."""
+"""Shared helpers for the Sichuan and riichi live-engine tests (``controller/engine/ext_*.py``): stacked walls for any
+tile set, a table driver with automatic ids and times, tile counting for the conservation property."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``mjtable sim`` for both non-MCR rulesets, killed with SIGKILL mid-session and restarted on its journal,
-prints exactly the summary of an uninterrupted run (area 3b; same recipe as tests/engine/test_properties.py)."""
+prints exactly the summary of an uninterrupted run (same recipe as tests/engine/test_properties.py)."""
 
 from __future__ import annotations
 

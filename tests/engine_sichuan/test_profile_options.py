@@ -1,6 +1,6 @@
-"""Rules options in the profile name (area 3b): ``<profile>:key=value,...`` for both non-MCR rulesets —
-the configurable fan cap and session length of Sichuan (L290, L516) and the riichi division, uma and claim
-window (L16-L19, L33; digest Appendix B)."""
+"""Rules options in the profile name (``controller/engine/profile_options.py``): ``<profile>:key=value,...`` for both
+non-MCR rulesets — the configurable fan cap and session length of Sichuan (L290, L516) and the riichi division, uma and
+claim window (L16-L19, L33; digest Appendix B)."""
 
 from __future__ import annotations
 

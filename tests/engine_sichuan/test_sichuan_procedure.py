@@ -1,5 +1,5 @@
-"""Sichuan SBR 2025 procedure steps in the live engine (area 3b), one test per rule with its seed line
-(``Lnnn`` of ``001_2f25afa9281b00ab.txt``, digest ``../shared/rules/sichuan-rules.md``)."""
+"""Sichuan SBR 2025 procedure steps in the live engine (``controller/engine/ext_sichuan.py``), one test per rule with
+its seed line (``Lnnn`` of ``001_2f25afa9281b00ab.txt``, digest ``../shared/rules/sichuan-rules.md``)."""
 
 from __future__ import annotations
 

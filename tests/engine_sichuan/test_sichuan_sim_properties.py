@@ -1,6 +1,6 @@
-"""Sichuan SBR 2025 sessions played by bots through the live engine (area 3b): after every event the tiles
-are conserved and the scores sum to zero; journal replay equals live; a run killed mid-session and resumed
-from its journal ends identical; 查花猪/查大叫 and the next-dealer rule on real simulated hands."""
+"""Sichuan SBR 2025 sessions played by bots through the live engine (``controller/engine/ext_sichuan.py``): after every
+event the tiles are conserved and the scores sum to zero; journal replay equals live; a run killed mid-session and
+resumed from its journal ends identical; 查花猪/查大叫 and the next-dealer rule on real simulated hands."""
 
 from __future__ import annotations
 

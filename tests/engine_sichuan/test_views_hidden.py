@@ -1,5 +1,6 @@
-"""Views of Sichuan and riichi tables (area 3b): the public view never shows a concealed tile, an unrevealed
-定缺 or a dead-wall tile other than the dora indicators; both views match area 7's JSON Schemas."""
+"""Views of Sichuan and riichi tables (``controller/engine/ext_*.py``): the public view never shows a concealed tile, an
+unrevealed 定缺 or a dead-wall tile other than the dora indicators; both views match the MQTT JSON Schemas
+(``mjtable/schemas``)."""
 
 from __future__ import annotations
 

@@ -147,7 +147,7 @@ def test_waits_lines() -> None:
 def test_other_rule_families_dispatch_or_fail_per_line() -> None:
     res = handle_text_line(json.dumps({"hand": "1112345678999m", "win": "5m"}),
                            handler_for("sichuan-sbr-2025", "score"))
-    assert "ok" in res  # area 3's handler answers (ok or a clear error), never raises
+    assert "ok" in res  # controller.sichuan's handler answers (ok or a clear error), never raises
     bad = handle_text_line("{}", handler_for("no-such-rules", "score"))
     assert bad["ok"] is False and "unknown rules" in str(bad["error"])
 

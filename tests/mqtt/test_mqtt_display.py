@@ -1,9 +1,9 @@
 """The referee display in headless Chromium against a real mosquitto (websockets) and the real display server.
 
-A small engine loop in the test plays a real MCR session with area 2's engine and bots up to mid-hand,
-publishes its views through :class:`TableChannel`, and applies the referee commands that arrive through
-:class:`CommandEndpoint` with ``controller.engine.step``; the page must show the state, count down, hide
-concealed tiles until a referee logs in, and show the effect of a command it sent.
+A small engine loop in the test plays a real MCR session with the live engine (``controller.engine``) and its bots
+(``controller.bots``) up to mid-hand, publishes its views through :class:`TableChannel`, and applies the referee
+commands that arrive through :class:`CommandEndpoint` with ``controller.engine.step``; the page must show the state,
+count down, hide concealed tiles until a referee logs in, and show the effect of a command it sent.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Property: over simulated games (area 2's bots and engine), no concealed tile ever reaches a public topic.
+"""Property: over simulated games (the bots of ``controller.bots`` playing through the live engine,
+``controller.engine``), no concealed tile ever reaches a public topic.
 
 Every step's public and referee views go through the real :class:`TableChannel` (schema check + guard) into
 the in-memory broker; then every message on a public topic (live and spectator) is checked:

@@ -2,11 +2,12 @@
 wins) through the REAL engine never put a concealed tile on a public topic, while the referee topic gets the
 reports in full.
 
-Area 2's engine words its rejections and camera-mismatch alerts for the referee (``seat 2 does not hold 5p``, the
-camera observation with the tiles it saw).  :class:`TableChannel` must publish them only on ``referee/events``
-and publicly at most a redacted form (kind, seat).  Every public message is checked twice: the tile-placement and
-counting check of :mod:`tests.mqtt.test_mqtt_hidden`, and no tile word in any ``message``/``reason`` text.  The
-test also proves it is not vacuous: some referee-topic report does name a tile that was concealed at that moment.
+The live engine (``controller.engine``) words its rejections and camera-mismatch alerts for the referee
+(``seat 2 does not hold 5p``, the camera observation with the tiles it saw).  :class:`TableChannel` must publish them
+only on ``referee/events`` and publicly at most a redacted form (kind, seat).  Every public message is checked twice:
+the tile-placement and counting check of :mod:`tests.mqtt.test_mqtt_hidden`, and no tile word in any
+``message``/``reason`` text.  The test also proves it is not vacuous: some referee-topic report does name a tile that
+was concealed at that moment.
 """
 
 from __future__ import annotations

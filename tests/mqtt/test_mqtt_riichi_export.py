@@ -1,4 +1,5 @@
-"""tenhou.net/6 and mjai exports of riichi half-games played by area 3's bots through the real procedure."""
+"""tenhou.net/6 and mjai exports of riichi half-games played by the bots of ``controller.riichi.simulate``
+through the real procedure."""
 
 from __future__ import annotations
 

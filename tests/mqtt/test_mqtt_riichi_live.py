@@ -35,7 +35,8 @@ RULES = "riichi-hkma-2025"
 
 
 def play(seed: int, hands: int | None = None) -> tuple[list[dict[str, Any]], Any]:
-    """A riichi session by area 2's bots through the engine: (accepted events as JSON, final state)."""
+    """A riichi session by the bots of ``controller.bots`` through the live engine: (accepted events as JSON,
+    final state)."""
     events: list[dict[str, Any]] = []
 
     def sink(ev: Any, state: Any, fx: Any) -> None:

@@ -1,7 +1,7 @@
-"""The camera part's worker-thread hand-off, with frames rendered by area 6's simulated camera.
+"""The camera part's worker-thread hand-off, with frames rendered by the simulated camera (``vision.simcam``).
 
 The pipeline here is a scripted stand-in that reports one event per frame showing a new tile count (the real
-pipeline is area 6's and is exercised by ``mjtable demo --camera sim``); what is tested is ours: frames are
+pipeline, ``vision.pipeline``, is exercised by ``mjtable demo --camera sim``); what is tested is ours: frames are
 grabbed and processed on the worker thread, events reach the loop in order, a failing pipeline or an ended
 source ends ``observations`` with a clear error, and the camera part reports it as down.
 """

@@ -1,4 +1,4 @@
-"""The MCU part against area 4's in-process SimulatedMcu (real codec, real TableLink, memory transport)."""
+"""The MCU part against firmware_bridge's in-process SimulatedMcu (real codec, real TableLink, memory transport)."""
 
 from __future__ import annotations
 

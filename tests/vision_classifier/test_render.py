@@ -64,3 +64,17 @@ def test_augment_gives_square_crops_deterministically() -> None:
     assert a.shape == (48, 48, 3) and a.dtype == np.uint8
     assert np.array_equal(a, b)
     assert not np.array_equal(a, augment(face, np.random.default_rng(4), 48))
+
+
+def test_augment_puts_pond_neighbours_at_the_edges_never_over_the_tile() -> None:
+    face = render_tile_face("5z", style="cn-sans", rng=np.random.default_rng(1))
+    magenta = np.zeros_like(face)
+    magenta[:] = (255, 0, 255)
+    with_edges = 0
+    for seed in range(60):
+        crop = augment(face, np.random.default_rng(seed), 48, neighbours=[magenta]).astype(np.int32)
+        # magenta-ish: strong blue and red, weak green (colour casts and lighting keep that order)
+        hit = (crop[..., 0] > crop[..., 1] + 60) & (crop[..., 2] > crop[..., 1] + 60)
+        assert not hit[18:30, 18:30].any(), seed  # the centre is always the tile itself
+        with_edges += bool(hit.any())
+    assert 10 <= with_edges <= 55  # neighbours appear in some crops, not all

@@ -1,14 +1,16 @@
 """Venue enrollment: adapt the classifier to a venue's own tile set from a few photos per face.
 
-The network's second ONNX output is a 96-d embedding.  Enrollment averages the L2-normalised embeddings of
-the venue's photos per code into *prototypes*; at inference a cosine-similarity softmax over the prototypes
-(temperature ``temperature``) is blended with the trained head: ``p = (1 - w) * p_head + w * p_proto`` on the
-enrolled codes.  Saved as a small ``.npz`` (codes, prototypes, weight, temperature), loaded with
-``Enrollment.load`` and passed to ``OnnxTileClassifier.load(enrollment=...)``.
+The network ends in a 96-d embedding (second ONNX output) and a linear head (``logits = e @ W.T + b``, the head
+saved as ``tile_classifier.head.npz`` by ``vision.train``).  Enrollment fine-tunes that head on the venue's
+photos: every photo is embedded in its four quarter turns and a few light photometric/geometric variations,
+then ``W, b`` are fitted by full-batch gradient descent (Adam) on the cross-entropy of those embeddings plus
+an L2 pull towards the trained head (``l2``), so faces without photos keep what training taught.  The result
+is a small ``.npz`` (classes, enrolled codes, the adapted head), loaded with ``Enrollment.load`` and passed to
+``OnnxTileClassifier.load(enrollment=...)``, which then scores the embedding with the adapted head.
 
-``enroll_dir`` reads ``DIR/<code>/*.{jpg,jpeg,png}``, builds the prototypes from part of the photos and
-measures the accuracy before/after on the rest, then builds the final prototypes from all photos.
-Main-thread functions; ``Enrollment.blend`` is pure (any thread).
+``enroll_dir`` reads ``DIR/<code>/*.{jpg,jpeg,png,bmp}``, fits on half the photos of each code and measures the
+accuracy before/after on the other half, then fits the final head on all photos.
+Main-thread functions; ``Enrollment.logits`` is pure (any thread).
 """
 
 from __future__ import annotations
@@ -18,61 +20,47 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier.model import OnnxTileClassifier
+from vision.classifier.model import ModelError, OnnxTileClassifier
 
 F32 = npt.NDArray[np.float32]
+Photos = dict[str, list[npt.NDArray[np.uint8]]]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+#: L2 pull of the adapted head towards the trained one (per weight, relative to the mean cross-entropy)
+DEFAULT_L2 = 1e-3
+#: variations of each photo fed to the fit (each in 4 quarter turns)
+DEFAULT_VARIATIONS = 4
 
 
 class EnrollmentError(ValueError):
     """The enrollment directory or file is unusable (no photos, unknown code folder, bad file)."""
 
 
-def _normalise(v: F32) -> F32:
-    return np.asarray(v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-6), np.float32)
-
-
 @dataclass(frozen=True)
 class Enrollment:
-    """Prototypes of a venue's set: ``codes[i]`` has unit-norm prototype ``prototypes[i]``."""
+    """A venue's adapted head: ``logits = embedding @ weight.T + bias`` over ``classes``; ``codes`` had photos."""
 
     classes: tuple[str, ...]
     codes: tuple[str, ...]
-    prototypes: F32
-    weight: float = 0.5
-    temperature: float = 0.05
+    weight: F32
+    bias: F32
 
-    def blend(self, probs: F32, embeds: F32) -> F32:
-        """Blend the head's probabilities (N x C) with prototype probabilities from embeddings (N x D)."""
-        sims = _normalise(embeds) @ self.prototypes.T / self.temperature
-        sims -= sims.max(axis=1, keepdims=True)
-        p_proto = np.exp(sims)
-        p_proto /= p_proto.sum(axis=1, keepdims=True)
-        full = np.zeros_like(probs)
-        index = [self.classes.index(c) for c in self.codes]
-        full[:, index] = p_proto
-        return np.asarray((1 - self.weight) * probs + self.weight * full, np.float32)
+    def logits(self, embeds: F32) -> F32:
+        """Adapted logits (N x C) from embeddings (N x D)."""
+        return np.asarray(embeds @ self.weight.T + self.bias, np.float32)
 
     def save(self, path: Path) -> None:
-        """Write the prototypes as ``.npz`` (the classes/codes as JSON inside)."""
+        """Write the head as ``.npz`` (the classes/codes as JSON inside)."""
+        meta = {"schema": "mjtable.enrollment/2", "classes": list(self.classes), "codes": list(self.codes)}
         with open(path, "wb") as fh:
             np.savez(
                 fh,
-                prototypes=self.prototypes,
-                meta=np.frombuffer(
-                    json.dumps(
-                        {
-                            "classes": list(self.classes),
-                            "codes": list(self.codes),
-                            "weight": self.weight,
-                            "temperature": self.temperature,
-                        }
-                    ).encode(),
-                    dtype=np.uint8,
-                ),
+                weight=self.weight,
+                bias=self.bias,
+                meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
             )
 
     @classmethod
@@ -81,34 +69,115 @@ class Enrollment:
         try:
             with np.load(path) as data:
                 meta = json.loads(bytes(data["meta"]).decode())
-                protos = np.asarray(data["prototypes"], np.float32)
-            enrollment = cls(
-                tuple(meta["classes"]), tuple(meta["codes"]), protos, float(meta["weight"]), float(meta["temperature"])
-            )
+                weight = np.asarray(data["weight"], np.float32)
+                bias = np.asarray(data["bias"], np.float32)
+            enrollment = cls(tuple(meta["classes"]), tuple(meta["codes"]), weight, bias)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EnrollmentError(f"{path} is not an enrollment file: {exc}") from exc
-        if protos.shape[0] != len(enrollment.codes) or any(c not in enrollment.classes for c in enrollment.codes):
-            raise EnrollmentError(f"{path}: prototypes do not match their codes")
+        n = len(enrollment.classes)
+        if weight.ndim != 2 or weight.shape[0] != n or bias.shape != (n,):
+            raise EnrollmentError(f"{path}: the head's shape {weight.shape} does not match {n} classes")
+        if any(c not in enrollment.classes for c in enrollment.codes):
+            raise EnrollmentError(f"{path}: enrolled codes are not among its classes")
         return enrollment
 
 
-def build(clf: OnnxTileClassifier, photos: dict[str, list[npt.NDArray[np.uint8]]], **kw: float) -> Enrollment:
-    """Prototypes from ``photos`` (code -> BGR images) with ``clf``'s embedding output."""
-    codes, protos = [], []
-    for code, images in sorted(photos.items()):
-        if not images:
+def trained_head(clf: OnnxTileClassifier) -> tuple[F32, F32]:
+    """The model's own head (weight C x D, bias C) from the ``head`` file named in its metadata."""
+    name = clf.meta.get("head")
+    if not name or clf.model_dir is None:
+        raise ModelError("this model's metadata names no head file: retrain it with vision.train to enroll")
+    path = clf.model_dir / str(name)
+    try:
+        with np.load(path) as data:
+            weight = np.asarray(data["weight"], np.float32)
+            bias = np.asarray(data["bias"], np.float32)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelError(f"cannot read the model's head {path}: {exc}") from exc
+    if weight.shape[0] != len(clf.classes) or bias.shape != (len(clf.classes),):
+        raise ModelError(f"{path}: head shape {weight.shape} does not match {len(clf.classes)} classes")
+    return weight, bias
+
+
+def variations(photo: npt.NDArray[np.uint8], rng: np.random.Generator, n: int) -> list[npt.NDArray[np.uint8]]:
+    """The photo and ``n - 1`` light variations of it (gain, colour cast, small shift/scale/rotation, blur),
+    each in its four quarter turns: ``4 * n`` images."""
+    out: list[npt.NDArray[np.uint8]] = []
+    h, w = photo.shape[:2]
+    for k in range(n):
+        img = photo
+        if k:
+            m = np.asarray(cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-4, 4), rng.uniform(0.92, 1.08)))
+            m[:, 2] = m[:, 2] + rng.normal(0, 0.03, 2) * (w, h)
+            warped = np.asarray(cv2.warpAffine(photo, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.float32)
+            f = warped * rng.uniform(0.75, 1.2) * rng.uniform(0.9, 1.1, 3).astype(np.float32)
+            if rng.random() < 0.5:
+                f = np.asarray(cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.0)), np.float32)
+            img = np.asarray(np.clip(f, 0, 255).astype(np.uint8), dtype=np.uint8)
+        out.extend(np.ascontiguousarray(np.rot90(img, r)) for r in range(4))
+    return out
+
+
+def fit_head(
+    w0: F32, b0: F32, x: F32, y: npt.NDArray[np.int64], *, l2: float = DEFAULT_L2, steps: int = 300, lr: float = 0.01
+) -> tuple[F32, F32]:
+    """Fine-tune the head (w0, b0) on embeddings ``x`` (N x D) with labels ``y``: mean cross-entropy plus
+    ``l2 * |W - w0|^2 / 2``, full-batch Adam.  Only the weight rows of classes present in ``y`` move (without
+    photos of a class nothing says it should score lower) and the biases stay (class priors learnt from the
+    whole training set; a venue's few photos would shift them towards the enrolled codes).  Deterministic;
+    returns (W, b)."""
+    w, b = w0.astype(np.float64), b0.astype(np.float64)
+    present = np.zeros(len(b0), bool)
+    present[np.unique(y)] = True
+    xs = x.astype(np.float64)
+    onehot = np.zeros((len(y), len(b0)))
+    onehot[np.arange(len(y)), y] = 1.0
+    mw, vw = np.zeros_like(w), np.zeros_like(w)
+    for t in range(1, steps + 1):
+        z = xs @ w.T + b
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = (p - onehot) / len(y)
+        gw = (g.T @ xs + l2 * (w - w0)) * present[:, None]
+        mw, vw = 0.9 * mw + 0.1 * gw, 0.999 * vw + 0.001 * gw**2
+        c1, c2 = 1 - 0.9**t, 1 - 0.999**t
+        w -= lr * (mw / c1) / (np.sqrt(vw / c2) + 1e-8)
+    return w.astype(np.float32), b.astype(np.float32)
+
+
+def build(
+    clf: OnnxTileClassifier,
+    photos: Photos,
+    *,
+    l2: float = DEFAULT_L2,
+    n_variations: int = DEFAULT_VARIATIONS,
+    seed: int = 0,
+) -> Enrollment:
+    """Fit an adapted head on ``photos`` (code -> BGR images) with ``clf``'s embedding output and trained head."""
+    w0, b0 = trained_head(clf)
+    rng = np.random.default_rng(seed)
+    images: list[npt.NDArray[np.uint8]] = []
+    labels: list[int] = []
+    codes = []
+    for code, shots in sorted(photos.items()):
+        if not shots:
             continue
-        _, embeds = clf.run(images)
-        if embeds is None:
-            raise EnrollmentError("this model has no embedding output: enrollment needs one")
         codes.append(code)
-        protos.append(_normalise(_normalise(embeds).mean(axis=0)))
+        for shot in shots:
+            batch = variations(shot, rng, n_variations)
+            images.extend(batch)
+            labels.extend([clf.classes.index(code)] * len(batch))
     if not codes:
         raise EnrollmentError("no photos to enroll")
-    return Enrollment(clf.classes, tuple(codes), np.stack(protos).astype(np.float32), **kw)
+    _, embeds = clf.run(images)
+    if embeds is None:
+        raise EnrollmentError("this model has no embedding output: enrollment needs one")
+    w, b = fit_head(w0, b0, embeds, np.asarray(labels, np.int64), l2=l2)
+    return Enrollment(clf.classes, tuple(codes), w, b)
 
 
-def accuracy(clf: OnnxTileClassifier, photos: dict[str, list[npt.NDArray[np.uint8]]]) -> float:
+def accuracy(clf: OnnxTileClassifier, photos: Photos) -> float:
     """Top-1 accuracy of ``clf`` on ``photos`` (code -> images); NaN when there is none."""
     images = [img for imgs in photos.values() for img in imgs]
     truth = [code for code, imgs in photos.items() for _ in imgs]
@@ -118,13 +187,13 @@ def accuracy(clf: OnnxTileClassifier, photos: dict[str, list[npt.NDArray[np.uint
     return float(np.mean([g == t for g, t in zip(got, truth, strict=True)]))
 
 
-def read_dir(directory: Path, classes: tuple[str, ...]) -> dict[str, list[npt.NDArray[np.uint8]]]:
+def read_dir(directory: Path, classes: tuple[str, ...]) -> Photos:
     """``DIR/<code>/*.jpg`` as code -> images; raises EnrollmentError for an unknown code or unreadable photo."""
     from vision.cli import read_image
 
     if not directory.is_dir():
         raise EnrollmentError(f"{directory} is not a directory")
-    photos: dict[str, list[npt.NDArray[np.uint8]]] = {}
+    photos: Photos = {}
     for sub in sorted(p for p in directory.iterdir() if p.is_dir()):
         if sub.name not in classes:
             raise EnrollmentError(f"folder {sub.name!r} is not a tile code (expected one of {' '.join(classes)})")
@@ -139,22 +208,21 @@ def read_dir(directory: Path, classes: tuple[str, ...]) -> dict[str, list[npt.ND
 
 
 def enroll_dir(clf: OnnxTileClassifier, directory: Path, seed: int = 0) -> tuple[Enrollment, dict[str, Any]]:
-    """Final enrollment from every photo, and a report measured on a split (half the photos of each code
-    with at least 2 build the prototypes, the other half is scored before/after)."""
+    """Final enrollment from every photo, and a report measured on a split (half the photos of each code, rounded
+    up, fit a head; the other half is scored before/after)."""
     photos = read_dir(directory, clf.classes)
     rng = np.random.default_rng(seed)
-    fit: dict[str, list[npt.NDArray[np.uint8]]] = {}
-    test: dict[str, list[npt.NDArray[np.uint8]]] = {}
+    fit: Photos = {}
+    test: Photos = {}
     for code, imgs in photos.items():
         order = rng.permutation(len(imgs))
         half = (len(imgs) + 1) // 2
         fit[code] = [imgs[i] for i in order[:half]]
         test[code] = [imgs[i] for i in order[half:]]
-    plain = OnnxTileClassifier(clf._session, clf.meta)
+    plain = clf.with_enrollment(None)
     before = accuracy(plain, test)
-    adapted = OnnxTileClassifier(clf._session, clf.meta, build(plain, fit))
-    after = accuracy(adapted, test)
-    final = build(plain, photos)
+    after = accuracy(plain.with_enrollment(build(plain, fit, seed=seed)), test)
+    final = build(plain, photos, seed=seed)
     report = {
         "codes": len(final.codes),
         "photos": sum(len(v) for v in photos.values()),

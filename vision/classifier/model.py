@@ -3,7 +3,7 @@
 ``OnnxTileClassifier.load()`` opens the committed model ``vision/models/tile_classifier.onnx`` with its
 metadata ``tile_classifier.json`` (classes, input size, normalisation).  ``classify(crops)`` takes BGR uint8
 crops of single tiles (any size, any 90-degree rotation) and returns one ``Prediction`` per crop.  An
-optional ``Enrollment`` (venue prototypes, see ``vision.classifier.enroll``) is blended into the scores.
+optional ``Enrollment`` (a venue-adapted head, see ``vision.classifier.enroll``) replaces the trained head.
 
 Thread safety: an onnxruntime session may be run from several threads; ``classify`` keeps no state of its
 own, so one instance can be shared (the pipeline calls it from its single worker thread).
@@ -77,14 +77,29 @@ def predictions(probs: npt.NDArray[np.float32], classes: Sequence[str]) -> list[
 class OnnxTileClassifier:
     """The committed CNN run by onnxruntime on the CPU (see vision/models/tile_classifier.json)."""
 
-    def __init__(self, session: Any, meta: dict[str, Any], enrollment: Enrollment | None = None) -> None:
+    def __init__(
+        self,
+        session: Any,
+        meta: dict[str, Any],
+        enrollment: Enrollment | None = None,
+        *,
+        model_dir: Path | None = None,
+    ) -> None:
         self._session = session
         self.meta = meta
+        #: directory of the model file (its head weights live there); None for a session built elsewhere
+        self.model_dir = model_dir
         self.classes: tuple[str, ...] = tuple(meta["classes"])
         size = meta["input"]["size"]
         self.size = int(size[0])
         self.mean = float(meta["input"]["mean"])
         self.std = float(meta["input"]["std"])
+        if enrollment is not None and (
+            enrollment.classes != self.classes
+            or enrollment.weight.shape[0] != len(self.classes)
+            or enrollment.weight.shape[1] != int(meta.get("embedding_dim") or enrollment.weight.shape[1])
+        ):
+            raise ModelError("the enrollment was made for another model (its classes differ): enroll again")
         self.enrollment = enrollment
         outputs = [o.name for o in session.get_outputs()]
         if "logits" not in outputs:
@@ -120,7 +135,11 @@ class OnnxTileClassifier:
             session = ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own exception types for a corrupt file
             raise ModelError(f"cannot load {model_path}: {exc}") from exc
-        return cls(session, meta, enrollment)
+        return cls(session, meta, enrollment, model_dir=model_path.parent)
+
+    def with_enrollment(self, enrollment: Enrollment | None) -> OnnxTileClassifier:
+        """The same network (shared session) with ``enrollment`` applied, or none."""
+        return OnnxTileClassifier(self._session, self.meta, enrollment, model_dir=self.model_dir)
 
     def run(self, crops: Sequence[object]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
         """Raw network outputs for ``crops``: (logits N x C, embeddings N x D or None)."""
@@ -136,12 +155,11 @@ class OnnxTileClassifier:
         return np.concatenate(logits), (np.concatenate(embeds) if embeds else None)
 
     def probabilities(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
-        """Class probabilities N x C (the enrollment blended in when one is attached)."""
+        """Class probabilities N x C (from the venue's adapted head when an enrollment is attached)."""
         logits, embeds = self.run(crops)
-        probs = _softmax(logits)
-        if self.enrollment is not None and embeds is not None and len(probs):
-            probs = self.enrollment.blend(probs, embeds)
-        return probs
+        if self.enrollment is not None and embeds is not None and len(logits):
+            logits = self.enrollment.logits(embeds)
+        return _softmax(logits)
 
     def classify(self, crops: Sequence[npt.NDArray[np.uint8]]) -> list[Prediction]:
         """One Prediction per crop (BGR uint8 HxWx3, any size; grey and BGRA accepted).

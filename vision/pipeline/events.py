@@ -1,6 +1,6 @@
 """Vision events: the dicts the pipeline hands to the engine (``CameraObserved``) and the referee.
 
-Shape (the contract between areas 6 and 2)::
+Shape (the contract between the table pipeline and the engine)::
 
     {"type": "discard"|"meld"|"concealed_kong"|"win_shown"|"uncertain"|"hand_seen",
      "seat": int, "tiles": [codes], "claimed_from": int|None, "position": int,

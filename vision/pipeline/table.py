@@ -1,9 +1,12 @@
 """The overhead-camera pipeline: camera frame in, vision events out.
 
 Per frame: keep the ArUco calibration (re-checked every ``recheck_every`` frames), reject a blurred frame
-(variance of the Laplacian against the recent median), warp every seat's zones upright, segment tiles
-(an occluded zone is skipped for the frame), classify all crops in one batch, read pond slots, melds and
-the shown hand, and debounce each reading over ``stable_frames`` frames before an event is emitted.
+(variance of the Laplacian over the table markers against the recent median), warp every seat's zones
+upright, segment tiles (an occluded zone is skipped for the frame), classify all crops in one batch, read
+pond slots, melds and the shown hand, and debounce each reading over ``stable_frames`` frames before an
+event is emitted.  Tiles already reported that are read again in place (the camera was bumped and
+recalibrated) vote on with their earlier reads, and a meld or shown hand is reported once until its slot
+is seen empty (or a meld's layout changes: a promoted kong).
 The pipeline never touches game state; it only reports.
 
 ``TablePipeline.process`` is synchronous and CPU-bound: call it from one worker thread (e.g. via
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -43,7 +47,8 @@ class FrameReport:
         status: ``ok``, ``uncalibrated`` (no markers yet: see ``error``) or ``blurred``.
         occluded: zones skipped because something covered them, as ``"seat:kind"``.
         camera_moved: the re-check found the camera moved (recalibrated).
-        sharpness: variance of the Laplacian of the frame (half size, grey).
+        sharpness: median over the four table markers of the variance of the Laplacian (grey, full
+            resolution) inside the marker's box (:func:`marker_sharpness`).
         error: the calibration error message when ``status`` is ``uncalibrated``.
     """
 
@@ -68,7 +73,7 @@ class _Read:
 @dataclass(frozen=True, slots=True)
 class _Thumb:
     """What the last frame knew about one tile: its box (zone px), a patch for change detection, the
-    (voted) prediction and how many frames' reads it averages."""
+    (voted) prediction, how many frames' reads it averages, and whether it lies sideways."""
 
     cx: float
     cy: float
@@ -79,6 +84,7 @@ class _Thumb:
     reads: int
     live: bool = True
     missed: int = 0
+    sideways: bool = False
 
 
 def average_predictions(weighted: list[tuple[Prediction, float]]) -> Prediction:
@@ -104,6 +110,26 @@ def sharpness(frame: Image) -> float:
     return float(cv2.Laplacian(small, cv2.CV_32F).var())
 
 
+def marker_sharpness(frame: Image, marker_px: Mapping[int, npt.NDArray[np.float64]]) -> float:
+    """Sharpness of the frame measured where it does not depend on the game: the median over the table
+    markers (image px quads, e.g. ``Calibration.marker_px``) of the variance of the Laplacian of the grey
+    frame inside each marker's bounding box (higher is sharper).  The whole frame's sharpness falls by a
+    factor of five when a hand ends and the tiles are swept away, which is not blur; the markers' does not,
+    and a hand over one marker moves the median little.  Falls back to :func:`sharpness` when no marker box
+    lies inside the frame."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    height, width = grey.shape[:2]
+    values: list[float] = []
+    for quad in marker_px.values():
+        x0, y0 = (max(0, int(v)) for v in np.floor(quad.min(axis=0)))
+        x1, y1 = (int(v) for v in np.ceil(quad.max(axis=0)))
+        x1, y1 = min(width, x1), min(height, y1)
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        values.append(float(cv2.Laplacian(np.ascontiguousarray(grey[y0:y1, x0:x1]), cv2.CV_32F).var()))
+    return float(np.median(values)) if values else sharpness(frame)
+
+
 class TablePipeline:
     """Frame-to-events pipeline for the overhead camera.
 
@@ -114,7 +140,8 @@ class TablePipeline:
         confidence_threshold: below this an event becomes ``uncertain``.
         recheck_every: frames between calibration re-checks.
         px_per_mm: zone-image resolution.
-        blur_ratio: a frame sharper than ``blur_ratio`` x the recent median is accepted.
+        blur_ratio: a frame whose marker sharpness is at least ``blur_ratio`` x the median of the last 15
+            accepted frames is accepted (the markers' sharpness does not change with the tiles on the table).
         crop_margin: felt kept round each tile crop, as a fraction of the tile's size per side.  ``None``:
             0.05 for ``OnnxTileClassifier`` (trained on loose framing), else 0 (templates are tight).
         rotations: quarter turns each crop is classified in (1, 2 or 4; the class probabilities are
@@ -156,11 +183,14 @@ class TablePipeline:
         self.size = TileSize(geometry.tile_w_mm * px_per_mm, geometry.tile_h_mm * px_per_mm, geometry.tile_gap_mm)
         self._felt: tuple[float, float] | None = None
         self._sharp: deque[float] = deque(maxlen=15)
+        self._blurred_run = 0  # consecutive frames the blur gate rejected
         self._zones = geometry.all_zones()
         self._thumbs: dict[Zone, list[_Thumb]] = {}
         self.vote_frames = max(1, stable_frames if vote_frames is None else vote_frames)
         #: crops sent to the classifier so far (the rest reused an unchanged tile's answer)
         self.classified = 0
+        #: meld and shown-hand readings not reported because they re-read tiles already reported in place
+        self.rereads = 0
 
     # ----- frame gates ---------------------------------------------------------------------------------
     def _estimate_felt(self, frame: Image) -> tuple[float, float]:
@@ -174,8 +204,21 @@ class TablePipeline:
         return felt_ab(np.asarray(small, dtype=np.uint8))
 
     def _blurred(self, value: float) -> bool:
+        """Whether a frame of sharpness ``value`` is blurred against the recent accepted frames.  A drop that
+        lasts ``2 * maxlen`` frames is a new baseline (lighting changed, markers restuck), not motion blur:
+        the history restarts from this frame instead of rejecting every later frame."""
         if len(self._sharp) >= 3 and value < self.blur_ratio * float(np.median(self._sharp)):
-            return True
+            self._blurred_run += 1
+            if self._blurred_run < 2 * (self._sharp.maxlen or 15):
+                return True
+            LOGGER.warning(
+                "sharpness %.0f below %.0f %% of the recent median for %d frames: new baseline",
+                value,
+                100 * self.blur_ratio,
+                self._blurred_run,
+            )
+            self._sharp.clear()
+        self._blurred_run = 0
         self._sharp.append(value)
         return False
 
@@ -199,7 +242,9 @@ class TablePipeline:
             return FrameReport(frame_id, [], "uncalibrated", error=str(exc))
         if self._felt is None or check.moved:
             self._felt = self._estimate_felt(frame)
-        sharp = sharpness(frame)
+        cal = self.calibration.calibration
+        assert cal is not None
+        sharp = marker_sharpness(frame, cal.marker_px)
         if self._blurred(sharp):
             return FrameReport(frame_id, [], "blurred", camera_moved=check.moved, sharpness=sharp)
         reads: list[_Read] = []
@@ -259,10 +304,16 @@ class TablePipeline:
         return [average_predictions([(preds[t * n + i], 1 / len(turns)) for t in range(len(turns))]) for i in range(n)]
 
     def _held_in_place(self, read: _Read) -> _Thumb | None:
-        """Last frame's tile at this tile's place in its zone (seen, not carried over an occlusion)."""
+        """Last frame's tile at this tile's place in its zone, lying the same way (seen, not carried over an
+        occlusion): centre within 0.4 tile widths, both sideways or both upright."""
         reach = 0.4 * self.size.w
         for thumb in self._thumbs.get(read.zone, []):
-            if thumb.live and abs(thumb.cx - read.blob.cx) <= reach and abs(thumb.cy - read.blob.cy) <= reach:
+            if (
+                thumb.live
+                and abs(thumb.cx - read.blob.cx) <= reach
+                and abs(thumb.cy - read.blob.cy) <= reach
+                and thumb.sideways == read.blob.sideways
+            ):
                 return thumb
         return None
 
@@ -271,10 +322,11 @@ class TablePipeline:
         within 2.5 px, and the zone image under last frame's box the same within noise: mean absolute
         difference of a grey, brightness-normalised, half-size patch under 7 levels) is classified again
         until it has been read in ``stable_frames`` frames, its answer being the running mean of those
-        reads' top-3 probabilities (a vote, not the first read); after that the answer is reused.  A pond tile
-        whose patch changed (noise, a neighbour touching it, a knock) while it stayed in place (centre within
-        0.4 tile widths of a tile seen in the zone last frame) is read again and the read joins its vote, so
-        one borderline re-read cannot turn a settled discard into another tile."""
+        reads' top-3 probabilities (a vote, not the first read); after that the answer is reused.  A tile
+        (pond, meld or shown hand) whose patch changed (noise, a neighbour touching it, a knock, the camera
+        moved and was recalibrated) while it stayed in place (centre within 0.4 tile widths of a tile seen in
+        the zone last frame, lying the same way) is read again and the read joins its vote, so one borderline
+        re-read from a new pose cannot turn a settled discard or meld tile into another tile."""
         out: list[Prediction | None] = [None] * len(reads)
         counts = [1] * len(reads)  # reads each answer averages
         prior: dict[int, _Thumb] = {}
@@ -294,11 +346,10 @@ class TablePipeline:
                     used.add(id(thumb))
                     break
             else:
-                if read.zone.kind == "pond":
-                    held = self._held_in_place(read)
-                    if held is not None:
-                        prior[read.index] = held
-                        used.add(id(held))
+                held = self._held_in_place(read)
+                if held is not None:
+                    prior[read.index] = held
+                    used.add(id(held))
             if out[read.index] is None:
                 todo.append(read.index)
         crops = [self.crop_tile(frame, reads[i].zone, reads[i].blob) for i in todo]
@@ -314,7 +365,7 @@ class TablePipeline:
             b = read.blob
             half_w, half_h = (b.length / 2, b.depth / 2)
             patch = self._patch(images[read.zone], b.cx, b.cy, half_w, half_h)
-            thumb = _Thumb(b.cx, b.cy, half_w, half_h, patch, known, counts[read.index])
+            thumb = _Thumb(b.cx, b.cy, half_w, half_h, patch, known, counts[read.index], sideways=b.sideways)
             cache.setdefault(read.zone, []).append(thumb)
         for zone, entries in self._thumbs.items():
             if zone not in images:  # occluded this frame: keep what we knew, but not as "in place"
@@ -377,7 +428,15 @@ class TablePipeline:
                 out += self._emit(commit, "discard", frame_id, tiles=list(commit.value))
         return out
 
-    def _read_melds(self, zone: Zone, reads: list[_Read], preds: list[Prediction], frame_id: int) -> list[VisionEvent]:
+    def _meld_groups(self, zone: Zone, reads: list[_Read]) -> tuple[list[list[_Read]], bool]:
+        """Split a meld zone's tiles into melds, first exposed (the owner's right-hand end) first.
+
+        Returns the melds that chain from the right-hand end (the first ending within two tile lengths of
+        ``meld_right_x_mm``, each next one at most ``meld_gap_mm`` + two tile widths left of the one before)
+        and whether every group found chained.  A meld the segmentation missed this frame leaves a hole at
+        least a meld wide (three tile widths and the gaps); a group beyond it would shift into the missed
+        meld's slot, so it and the later slots are left unread this frame.  The slack leaves room for melds
+        laid by hand a little off the standard places."""
         g = self.geometry
         ordered = sorted(reads, key=lambda r: -r.blob.cx)
         groups: list[list[_Read]] = []
@@ -390,15 +449,63 @@ class TablePipeline:
                     groups[-1].append(read)
                     continue
             groups.append([read])
+        chained: list[list[_Read]] = []
+        expected_right = g.meld_right_x_mm
+        slack = 2 * g.tile_h_mm
+        for group in groups:
+            right = zone.x0 + max(r.blob.cx + r.blob.length / 2 for r in group) / self.ppm
+            if right < expected_right - slack:
+                break
+            chained.append(group)
+            expected_right = zone.x0 + min(r.blob.cx - r.blob.length / 2 for r in group) / self.ppm - g.meld_gap_mm
+            slack = 2 * g.tile_w_mm
+        return chained, len(chained) == len(groups)
+
+    @staticmethod
+    def _promotes(previous: tuple[object, ...], value: tuple[object, ...]) -> bool:
+        """Whether meld reading ``value`` is reading ``previous`` promoted to a kong: three exposed tiles, now
+        with a fourth lying on the sideways one."""
+        if len(previous) != 3 or len(value) != 3:
+            return False
+        (old_kind, old_tiles, old_side), (kind, tiles, side) = previous, value
+        return (
+            old_kind == "exposed"
+            and kind == "promoted"
+            and isinstance(old_tiles, tuple)
+            and isinstance(tiles, tuple)
+            and (len(old_tiles), len(tiles)) == (3, 4)
+            and side == old_side
+        )
+
+    def _read_melds(self, zone: Zone, reads: list[_Read], preds: list[Prediction], frame_id: int) -> list[VisionEvent]:
+        """Meld slots of one seat.  A meld partly read this frame (not 3 or 4 columns: tiles being laid, a tile
+        the segmentation missed, which also splits the meld in two groups) leaves its slot and every later slot
+        unobserved this frame.  A meld already reported at a slot and read again (re-read after the camera
+        moved, a flickering face, a tile of a kong missed) is not a new event: the tiles were not lifted (the
+        slot would have been seen empty).  The one change reported at a reported slot is a promoted kong."""
+        groups, complete = self._meld_groups(zone, reads)
         out: list[VisionEvent] = []
         for position in range(4):
             key = (zone.seat, "melds", position)
             if position >= len(groups):
-                self.tracker.observe(key, EMPTY, 1.0)
+                if complete:
+                    self.tracker.observe(key, EMPTY, 1.0)
                 continue
             value, confidence = self._meld_signature(groups[position], preds)
+            if value[0] == "partial":
+                break
             commit = self.tracker.observe(key, value, confidence)
-            if commit is None or commit.value[0] == "partial":
+            if commit is None:
+                continue
+            if commit.previous != EMPTY and not self._promotes(commit.previous, commit.value):
+                self.rereads += 1
+                LOGGER.info(
+                    "seat %d meld %d re-read as %s (reported as %s): not a new meld",
+                    zone.seat,
+                    position,
+                    commit.value,
+                    commit.previous,
+                )
                 continue
             kind, tiles, side = commit.value
             if kind == "concealed_kong":
@@ -406,7 +513,7 @@ class TablePipeline:
                 shown = [faces[0]] * 4 if faces else [BACK] * 4
                 out += self._emit(commit, "concealed_kong", frame_id, tiles=shown)
             elif side < 0:
-                out += self._emit(Commit(key, commit.value, 0.0, True), "meld", frame_id, tiles=list(tiles))
+                out += self._emit(replace(commit, confidence=0.0, unsettled=True), "meld", frame_id, tiles=list(tiles))
             else:
                 columns = 3 if len(tiles) == 4 and kind == "promoted" else len(tiles)
                 claimed = claimed_from_index(zone.seat, side, columns)
@@ -448,4 +555,12 @@ class TablePipeline:
         codes = tuple(preds[r.index].code for r in upright)
         confidence = min(preds[r.index].confidence for r in upright)
         commit = self.tracker.observe(key, codes, confidence)
-        return self._emit(commit, "win_shown", frame_id, tiles=list(commit.value)) if commit else []
+        if commit is None:
+            return []
+        if commit.previous != EMPTY and len(commit.value) <= len(commit.previous):
+            # the same laid-down hand read again (camera moved, a tile missed): reported once; only a hand still
+            # being laid down (more tiles than reported) is reported again
+            self.rereads += 1
+            LOGGER.info("seat %d shown hand re-read as %s: not a new event", zone.seat, commit.value)
+            return []
+        return self._emit(commit, "win_shown", frame_id, tiles=list(commit.value))

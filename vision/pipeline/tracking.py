@@ -7,6 +7,12 @@ which the zone was occluded, are simply not observed: they neither confirm nor b
 
 A new stable reading is *committed* and returned once; a slot that stays readable but never settles for
 ``unsettled_frames`` is returned once as unsettled (the pipeline turns that into an ``uncertain`` event).
+Every commit carries ``previous``: the slot's last stable reading since it was last seen empty (``EMPTY`` when
+the slot has been empty since).  A commit with a ``previous`` is a *re-read* of something already there (the
+camera moved and was recalibrated, the light changed, the classifier flickered on a new pose): the tiles
+were not lifted in between, so the pipeline reports a meld or shown hand again only when its layout changed
+(a promoted kong).  Pond slots keep reporting (a discard laid where a claimed tile lay under a hand is new;
+the pipeline's per-tile vote keeps a tile that stayed in place from flipping).
 Pure bookkeeping; call from one thread.
 """
 
@@ -28,16 +34,22 @@ class _Slot:
     unsettled: int = 0
     seen: Counter[tuple[Any, ...]] = field(default_factory=Counter)
     flagged: bool = False
+    #: last stable non-EMPTY reading since the slot was last committed EMPTY
+    reported: tuple[Any, ...] = EMPTY
 
 
 @dataclass(frozen=True, slots=True)
 class Commit:
-    """A slot's reading became stable (``unsettled`` False) or would not settle (``unsettled`` True)."""
+    """A slot's reading became stable (``unsettled`` False) or would not settle (``unsettled`` True).
+
+    ``previous``: the slot's last stable reading since it was last seen empty (``EMPTY`` if none): when set,
+    this commit re-reads tiles that stayed in place (see the module doc)."""
 
     key: tuple[Any, ...]
     value: tuple[Any, ...]
     confidence: float
     unsettled: bool = False
+    previous: tuple[Any, ...] = EMPTY
 
 
 class SlotTracker:
@@ -73,14 +85,15 @@ class SlotTracker:
             slot.committed = value
             slot.unsettled, slot.flagged = 0, False
             slot.seen.clear()
+            previous, slot.reported = slot.reported, value
             if value == EMPTY:
                 return None
-            return Commit(key, value, sum(slot.confidences) / len(slot.confidences))
+            return Commit(key, value, sum(slot.confidences) / len(slot.confidences), previous=previous)
         if value == slot.committed:
             slot.unsettled = 0
             slot.seen.clear()
         if slot.unsettled >= self.unsettled_frames and not slot.flagged:
             slot.flagged = True
             common, _ = slot.seen.most_common(1)[0]
-            return Commit(key, common, 0.0, unsettled=True)
+            return Commit(key, common, 0.0, unsettled=True, previous=slot.reported)
         return None

@@ -13,7 +13,9 @@ unseen venue set in the enrollment tests):
 - ``cn-serif``, ``cn-sans``, ``cn-kai``, ``cn-wqy``: Chinese sets, faces drawn here (dots, bamboo, bird) with
   characters from Noto Serif/Sans CJK Bold, AR PL UKai and WenQuanYi Zen Hei, engraved red/green/blue;
 - ``symbola``: the U+1F000 mahjong glyphs of Symbola, coloured by suit;
-- held out: ``cn-ming`` (AR PL UMing, darker palette, green-white body).
+- held out: ``cn-ming`` (AR PL UMing, darker palette, green-white body) and ``cn-mono`` (AR PL UMing, every
+  face engraved in one dark blue ink on a white body, the red fives all red, as on one-colour sets: colour no
+  longer tells the suits or the dragons apart).
 
 Every call draws random per-set variation (body and ink colours, glyph placement) from ``rng``, so a
 fixed seed gives the same image.  Pure function; safe from any thread (glyph caches are GIL-guarded).
@@ -39,9 +41,16 @@ BACK = "back"
 CLASSES: tuple[str, ...] = (*ALL_CODES, BACK)
 TILE_W, TILE_H = 120, 160
 STYLES: tuple[str, ...] = ("cc0", "cn-serif", "cn-sans", "cn-kai", "cn-wqy", "symbola")
-HELD_OUT_STYLES: tuple[str, ...] = ("cn-ming",)
+HELD_OUT_STYLES: tuple[str, ...] = ("cn-ming", "cn-mono")
 
-_CN_FONTS = {"cn-serif": "noto-serif", "cn-sans": "noto-sans", "cn-kai": "kai", "cn-wqy": "wqy", "cn-ming": "ming"}
+_CN_FONTS = {
+    "cn-serif": "noto-serif",
+    "cn-sans": "noto-sans",
+    "cn-kai": "kai",
+    "cn-wqy": "wqy",
+    "cn-ming": "ming",
+    "cn-mono": "ming",
+}
 _CC0_DIRS = (
     Path(__file__).resolve().parents[3] / "shared" / "tiles" / "riichi-mahjong-tiles" / "Export" / "Regular",
     Path("/work/shared/tiles/riichi-mahjong-tiles/Export/Regular"),
@@ -104,6 +113,8 @@ def _ink(rng: np.random.Generator, dark: bool = False) -> faces.Ink:
 def _body_colour(rng: np.random.Generator, style: str) -> Colour:
     if style == "cn-ming":
         return _jitter(rng, (215, 235, 220), 6)
+    if style == "cn-mono":
+        return _jitter(rng, (238, 240, 240), 5)
     bodies: tuple[Colour, ...] = ((200, 232, 245), (235, 240, 242), (215, 230, 238), (190, 225, 240))
     return _jitter(rng, bodies[int(rng.integers(len(bodies)))], 7)
 
@@ -114,9 +125,10 @@ def _body(rng: np.random.Generator, colour: Colour) -> tuple[Canvas, tuple[int, 
     rim = np.asarray(colour, np.float32) * rng.uniform(0.72, 0.88)
     canvas = np.empty((h, w, 3), np.float32)
     canvas[:] = rim
-    m = int(rng.uniform(0.03, 0.06) * w)
+    m = int(rng.uniform(0.02, 0.06) * w)
     cv2.rectangle(canvas, (m, m), (w - m, h - m), colour, -1)
-    pad = m + int(rng.uniform(0.06, 0.1) * w)
+    # sets differ in how much of the face the engraving covers: from nearly all of it to a wide ivory border
+    pad = m + int(rng.uniform(0.0, 0.1) * w)
     jx, jy = rng.integers(-3, 4, 2)
     return canvas, (pad + int(jx), pad + int(jy), w - 2 * pad, h - 2 * pad)
 
@@ -147,8 +159,30 @@ def _cc0_png(name: str) -> npt.NDArray[np.float32]:
     return np.asarray(cv2.resize(img, (TILE_W * _SCALE, TILE_H * _SCALE), interpolation=cv2.INTER_AREA), np.float32)
 
 
+def _paste(canvas: Canvas, art: npt.NDArray[np.float32], ox: int, oy: int, hue: npt.NDArray[np.float32]) -> None:
+    """Alpha-composite BGRA ``art`` onto ``canvas`` with its top-left corner at (ox, oy), clipped to the canvas."""
+    h, w = canvas.shape[:2]
+    x0, y0 = max(ox, 0), max(oy, 0)
+    x1, y1 = min(ox + art.shape[1], w), min(oy + art.shape[0], h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    a = art[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
+    alpha = a[..., 3:4] / 255.0
+    region = canvas[y0:y1, x0:x1]
+    region[:] = region * (1 - alpha) + np.clip(a[..., :3] * hue, 0, 255) * alpha
+
+
 def _render_cc0(code: str, rng: np.random.Generator) -> Image:
     rank, suit = int(code[0]), code[1]
+    hue = rng.uniform(0.85, 1.15, 3).astype(np.float32)  # mild recolour of the ink
+    if suit != "f" and rng.random() < 0.3:
+        # the artwork as its authors compose it: the overlay over the set's own Front.png body, filling the tile
+        name = _HONOR_FILES[rank - 1] if suit == "z" else f"{_SUIT_FILES[suit]}{'5-Dora' if rank == 0 else rank}"
+        canvas = np.empty((TILE_H * _SCALE, TILE_W * _SCALE, 3), np.float32)
+        canvas[:] = _jitter(rng, (205, 228, 240), 10)
+        _paste(canvas, _cc0_png("Front"), 0, 0, rng.uniform(0.9, 1.1, 3).astype(np.float32))
+        _paste(canvas, _cc0_png(name), 0, 0, hue)
+        return _finish(canvas)
     canvas, box = _body(rng, _body_colour(rng, "cc0"))
     if suit == "f":
         faces.draw_flower(canvas, box, rank, _ink(rng), "noto-sans", rng=rng)
@@ -156,15 +190,10 @@ def _render_cc0(code: str, rng: np.random.Generator) -> Image:
     name = _HONOR_FILES[rank - 1] if suit == "z" else f"{_SUIT_FILES[suit]}{'5-Dora' if rank == 0 else rank}"
     art = _cc0_png(name)
     x, y, w, h = box
-    # the artwork has its own margin: scale it so its drawn area fills the face box
-    s = rng.uniform(1.0, 1.12)
+    # the artwork has its own margin: scale it so its drawn area fills the face box, or overflows it a little
+    s = rng.uniform(1.0, 1.2)
     art = np.asarray(cv2.resize(art, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA), np.float32)
-    ox, oy = x - (art.shape[1] - w) // 2, y - (art.shape[0] - h) // 2
-    hue = rng.uniform(0.85, 1.15, 3).astype(np.float32)  # mild recolour of the ink
-    region = canvas[max(oy, 0) : oy + art.shape[0], max(ox, 0) : ox + art.shape[1]]
-    a = art[: region.shape[0], : region.shape[1]]
-    alpha = a[..., 3:4] / 255.0
-    region[:] = region * (1 - alpha) + np.clip(a[..., :3] * hue, 0, 255) * alpha
+    _paste(canvas, art, x - (art.shape[1] - w) // 2, y - (art.shape[0] - h) // 2, hue)
     return _finish(canvas)
 
 
@@ -202,6 +231,9 @@ def _render_chinese(code: str, style: str, rng: np.random.Generator) -> Image:
     rank, suit = int(code[0]), code[1]
     red = rank == 0
     rank = 5 if red else rank
+    if style == "cn-mono":  # one ink for every face; only the red fives are painted red
+        one = _jitter(rng, (40, 40, 190) if red else (110, 50, 20), 10)
+        ink = faces.Ink(red=one, green=one, blue=one, black=one)
     if suit == "m":
         faces.draw_characters(canvas, box, rank, ink, font=font, red_five=red, rng=rng)
     elif suit == "p":

@@ -1,0 +1,57 @@
+"""Venue enrollment's head fine-tuning (pure numpy) and its photo variations, without the ONNX model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classifier.enroll import Enrollment, EnrollmentError, fit_head, variations
+
+
+def _clusters(rng: np.random.Generator, centres: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    x = np.concatenate([c + rng.normal(0, 0.1, (n, centres.shape[1])) for c in centres]).astype(np.float32)
+    y = np.repeat(np.arange(len(centres)), n).astype(np.int64)
+    return x, y
+
+
+def test_fit_head_learns_a_venue_class_and_keeps_the_others() -> None:
+    rng = np.random.default_rng(0)
+    centres = np.eye(4, 8, dtype=np.float32) * 3
+    w0 = np.eye(4, 8, dtype=np.float32)
+    w0[3] = 0.0  # the trained head never learnt class 3: its cluster is read as class 2
+    w0[2, 3] = 1.0
+    b0 = np.zeros(4, np.float32)
+    x, y = _clusters(rng, centres, 50)
+    assert (np.argmax(x[y == 3] @ w0.T + b0, axis=1) == 2).all()
+    # the venue has photos of classes 2 and 3 only
+    fit = np.isin(y, (2, 3))
+    w, b = fit_head(w0, b0, x[fit], y[fit])
+    pred = np.argmax(x @ w.T + b, axis=1)
+    assert (pred[y == 3] == 3).all() and (pred[y == 2] == 2).all()
+    assert (pred[y == 0] == 0).all() and (pred[y == 1] == 1).all()  # classes without photos keep their reading
+    # the L2 pull: a strong one keeps the head near the trained one
+    w_stiff, _ = fit_head(w0, b0, x[fit], y[fit], l2=100.0)
+    assert np.abs(w_stiff - w0).max() < np.abs(w - w0).max()
+
+
+def test_variations_give_four_quarter_turns_each() -> None:
+    photo = np.random.default_rng(1).integers(0, 255, (40, 30, 3), dtype=np.uint8)
+    out = variations(photo, np.random.default_rng(2), 3)
+    assert len(out) == 12
+    assert np.array_equal(out[0], photo) and np.array_equal(out[1], np.rot90(photo))
+    assert {img.shape for img in out} == {(40, 30, 3), (30, 40, 3)}
+    assert all(img.dtype == np.uint8 for img in out)
+
+
+def test_enrollment_round_trips_and_rejects_a_mismatched_head(tmp_path: Path) -> None:
+    classes = ("1m", "2m", "back")
+    e = Enrollment(classes, ("2m",), np.ones((3, 5), np.float32), np.arange(3, dtype=np.float32))
+    e.save(tmp_path / "e.npz")
+    back = Enrollment.load(tmp_path / "e.npz")
+    assert back.classes == classes and back.codes == ("2m",)
+    assert np.array_equal(back.logits(np.ones((2, 5), np.float32)), np.tile([5.0, 6.0, 7.0], (2, 1)))
+    Enrollment(classes, ("2m",), np.ones((2, 5), np.float32), np.zeros(2, np.float32)).save(tmp_path / "bad.npz")
+    with pytest.raises(EnrollmentError, match="shape"):
+        Enrollment.load(tmp_path / "bad.npz")
