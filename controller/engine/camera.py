@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.engine.effects import Alert, Effect
 from controller.engine.errors import Reject
-from controller.engine.events import Claim, ConcealedKong, DeclareWin, Discard, Event
+from controller.engine.events import Claim, ConcealedKong, DeclareWin, Discard, Event, PromotedKong
 from controller.engine.procedure import parse_tile, sorted_tiles, with_seat
 from controller.engine.query import known_count
 from controller.engine.state import AlertRec, GameState, Phase
@@ -59,22 +59,7 @@ def translate(state: GameState, obs: dict[str, Any], ev: Event) -> Event | None:
             return None
         return Discard(id=ev.id, at_s=ev.at_s, seat=seat, tile=t.code)
     if kind == "meld":
-        tiles = [parse_tile(c) for c in codes if c != "back"]
-        if any(list(sorted_tiles(tiles)) == list(m.tiles) for m in s.melds):
-            return None
-        if hand.claim is None:
-            raise Reject("no_window", f"camera sees a new meld at seat {seat} but no discard is open to claim")
-        d = hand.claim.tile
-        if len(tiles) == 4:
-            return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="kong")
-        if len(tiles) == 3 and len({t.kind for t in tiles}) == 1:
-            return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="pung")
-        rest = list(tiles)
-        match = next((t for t in rest if t.kind == d.kind), None)
-        if match is None or len(tiles) != 3:
-            raise Reject("illegal_claim", f"camera meld {codes} does not contain the discard {d.code}")
-        rest.remove(match)
-        return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="chow", tiles=tuple(t.code for t in rest))
+        return _meld(state, obs, ev, seat, codes)
     if kind == "concealed_kong":
         faces = [c for c in codes if c != "back"]
         n_kongs = sum(1 for m in s.melds if m.kind is MeldKind.CONCEALED_KONG)
@@ -91,6 +76,50 @@ def translate(state: GameState, obs: dict[str, Any], ev: Event) -> Event | None:
             return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="win", tiles=tuple(t.code for t in rest))
         return DeclareWin(id=ev.id, at_s=ev.at_s, seat=seat, tiles=tuple(t.code for t in tiles))
     raise Reject("bad_event", f"unknown camera event type {kind!r}")
+
+
+def _meld(state: GameState, obs: dict[str, Any], ev: Event, seat: int, codes: list[str]) -> Event | None:
+    """A meld the camera sees in ``seat``'s meld area.
+
+    With a slot (``position``, the meld's index in the order laid, concealed kongs included): a slot the
+    engine already has must show that meld (or its pung promoted to a kong on the seat's own turn); the next
+    slot is a new meld, even when it repeats an earlier one (a second identical chow).  Without a slot, a meld
+    equal to one the seat has is taken as already known.  A new meld is a claim of the open discard and must
+    contain it: a pung or kong of the discard's face, or a chow through it."""
+    hand = state.hand
+    assert hand is not None
+    s = hand.seats[seat]
+    tiles = [parse_tile(c) for c in codes if c != "back"]
+    seen = list(sorted_tiles(tiles))
+    raw = obs.get("position")
+    pos = raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else None
+    slotted = pos is not None
+    if pos is not None and pos < len(s.melds):
+        have = s.melds[pos]
+        if seen == list(have.tiles):
+            return None
+        kinds = {t.kind for t in tiles}
+        if (have.kind is MeldKind.PUNG and len(tiles) == 4 and kinds == {have.tiles[0].kind}
+                and hand.turn == seat and state.phase is Phase.TURN):
+            return PromotedKong(id=ev.id, at_s=ev.at_s, seat=seat, tile=have.tiles[0].code)
+        raise Reject("not_held", f"camera sees {' '.join(codes)} at seat {seat} meld slot {pos}, the engine "
+                     f"has {' '.join(t.code for t in have.tiles)}")
+    if not slotted and any(seen == list(m.tiles) for m in s.melds):
+        return None
+    if hand.claim is None:
+        raise Reject("no_window", f"camera sees a new meld at seat {seat} but no discard is open to claim")
+    d = hand.claim.tile
+    kinds = {t.kind for t in tiles}
+    if len(tiles) in (3, 4) and len(kinds) == 1:
+        if kinds != {d.kind}:
+            raise Reject("illegal_claim", f"camera meld {' '.join(codes)} is not of the discard {d.code}")
+        return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="kong" if len(tiles) == 4 else "pung")
+    rest = list(tiles)
+    match = next((t for t in rest if t.kind == d.kind), None)
+    if match is None or len(tiles) != 3:
+        raise Reject("illegal_claim", f"camera meld {codes} does not contain the discard {d.code}")
+    rest.remove(match)
+    return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="chow", tiles=tuple(t.code for t in rest))
 
 
 def hand_seen(state: GameState, obs: dict[str, Any]) -> GameState:

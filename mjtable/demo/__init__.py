@@ -79,8 +79,24 @@ def emit_line(doc: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def fresh_run_dir(parent: Path) -> Path:
+    """A new directory under ``parent`` named by the UTC start time; demos started in the same second (two
+    terminals, a script running seeds side by side) get ``-2``, ``-3``... so none writes into another's
+    journal or records."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    parent.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 1000):
+        candidate = parent / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+    raise SystemExit(f"no free run directory under {parent} for {stamp}")
+
+
 def run(args: argparse.Namespace) -> int:
-    run_dir = args.run_dir or Path("runs") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    run_dir = args.run_dir or fresh_run_dir(Path("runs"))
     build_s = args.build_s if args.build_s is not None else (0.2 if args.fast else 2.0)
     opts = DemoOptions(rules=args.rules, seed=args.seed, hands=args.hands, build_s=build_s, camera=args.camera,
                        run_dir=run_dir.resolve(), broker=args.broker, broker_ws=args.broker_ws, mcu_pty=args.mcu_pty,

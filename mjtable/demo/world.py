@@ -257,7 +257,8 @@ class DemoWorld:
             via = "button+camera"
         elif act.kind == "concealed_kong":
             t = str(fields["tile"])
-            self._show(st, seat, {"type": "concealed_kong", "tiles": ["back", t, t, "back"]})
+            self._show(st, seat, {"type": "concealed_kong", "tiles": ["back", t, t, "back"],
+                                  "position": len(st.hand.seats[seat].melds) if st.hand else 0})
         elif act.kind == "declare_win":
             s = hand.seats[seat]
             self._show(st, seat, {"type": "win_shown", "tiles": [t.code for t in s.known]})
@@ -295,7 +296,8 @@ class DemoWorld:
             meld = sorted([*(str(t) for t in tiles), d], key=lambda c: (c[1], c[0]))
         else:
             meld = [d] * (4 if kind == "kong" else 3)
-        return {"type": "meld", "tiles": meld, "claimed_from": hand.claim.discard_seat}
+        return {"type": "meld", "tiles": meld, "claimed_from": hand.claim.discard_seat,
+                "position": len(hand.seats[seat].melds)}
 
     def _show(self, st: GameState, seat: int, observation: dict[str, Any]) -> None:
         """Put the change in front of the camera (again, when the table did not take it).  Shown again
@@ -338,7 +340,7 @@ class DemoWorld:
 
     def _claim_of(self, st: GameState, seat: int, obs: dict[str, Any], ev_id: str) -> Event | None:
         """The claim a meld observation shows, when the engine's camera check takes it for a meld the seat
-        already holds (a second chow of the same tiles: the check compares tiles, not meld slots)."""
+        already holds (an observation without a meld slot: the check then compares tiles)."""
         hand = st.hand
         if hand is None or hand.claim is None or seat not in hand.claim.pending:
             return None

@@ -78,6 +78,43 @@ def test_camera_meld_becomes_a_claim() -> None:
     assert t.seat(1).hand_size == 14 and t.seat(1).unknown == 11
 
 
+def _alerts(fx: tuple[Any, ...]) -> list[tuple[str, str]]:
+    return [(e.kind, e.data.get("reason", "")) for e in fx if isinstance(e, Alert)]
+
+
+def test_camera_pung_or_kong_must_be_of_the_discard() -> None:
+    t = _partial()
+    t.ok("discard", seat=0, tile="3p")
+    before = t.state.hand
+    for tiles in (["5p", "5p", "5p"], ["9s", "9s", "9s", "9s"]):
+        fx = t.ok("camera", observation=_obs("meld", 2, tiles, position=0))
+        assert _alerts(fx) == [("camera_mismatch", "illegal_claim")]
+        assert t.state.hand == before  # no claim was made for seat 2
+
+
+def test_camera_meld_slots_tell_a_known_meld_from_a_second_identical_one() -> None:
+    t = _partial()
+    t.ok("discard", seat=0, tile="3p")
+    t.ok("camera", observation=_obs("meld", 1, ["3p", "4p", "5p"], position=0))
+    pass_all(t)
+    assert len(t.seat(1).melds) == 1
+    # the next frames show slot 0 again: acknowledged, nothing new
+    fx = t.ok("camera", observation=_obs("meld", 1, ["3p", "4p", "5p"], position=0))
+    assert _alerts(fx) == [] and len(t.seat(1).melds) == 1
+    # slot 0 read as another meld: the referee is told, the game keeps the chow
+    fx = t.ok("camera", observation=_obs("meld", 1, ["6p", "7p", "8p"], position=0))
+    assert _alerts(fx) == [("camera_mismatch", "not_held")]
+    assert [x.code for x in t.seat(1).melds[0].tiles] == ["3p", "4p", "5p"]
+    # round the table to seat 0 again, who discards another 3p: the same chow in slot 1 is a new claim
+    for seat in (1, 2, 3):
+        t.ok("discard", seat=seat, tile=("9m", "9m", "9m")[seat - 1])
+        pass_all(t)
+    t.ok("discard", seat=0, tile="3p")
+    t.ok("camera", observation=_obs("meld", 1, ["3p", "4p", "5p"], position=1))
+    pass_all(t)
+    assert [m.kind for m in t.seat(1).melds] == ["chow", "chow"]
+
+
 def test_hand_seen_turns_full_information_on_for_that_seat() -> None:
     t = _partial()
     bad = _obs("hand_seen", 1, ["1m"] * 3)
