@@ -8,6 +8,7 @@ information on for that seat.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -16,7 +17,7 @@ from controller.engine.errors import Reject
 from controller.engine.events import Claim, ConcealedKong, DeclareWin, Discard, Event, PromotedKong
 from controller.engine.procedure import parse_tile, sorted_tiles, with_seat
 from controller.engine.query import known_count
-from controller.engine.state import AlertRec, GameState, Phase
+from controller.engine.state import AlertRec, GameState, Phase, SeatState
 from mjtable.tiles import MeldKind
 
 VISION_TYPES = ("discard", "meld", "concealed_kong", "win_shown", "uncertain", "hand_seen")
@@ -65,7 +66,7 @@ def translate(state: GameState, obs: dict[str, Any], ev: Event) -> Event | None:
         n_kongs = sum(1 for m in s.melds if m.kind is MeldKind.CONCEALED_KONG)
         if n_kongs and state.phase is not Phase.TURN:
             return None
-        return ConcealedKong(id=ev.id, at_s=ev.at_s, seat=seat, tile=faces[0] if faces else "")
+        return ConcealedKong(id=ev.id, at_s=ev.at_s, seat=seat, tile=faces[0] if faces else _hidden_kong_face(s, seat))
     if kind == "win_shown":
         tiles = [parse_tile(c) for c in codes]
         if hand.claim is not None:
@@ -120,6 +121,20 @@ def _meld(state: GameState, obs: dict[str, Any], ev: Event, seat: int, codes: li
         raise Reject("illegal_claim", f"camera meld {codes} does not contain the discard {d.code}")
     rest.remove(match)
     return Claim(id=ev.id, at_s=ev.at_s, seat=seat, kind="chow", tiles=tuple(t.code for t in rest))
+
+
+def _hidden_kong_face(s: SeatState, seat: int) -> str:
+    """The face of a kong laid all face down: unknown ("") while the seat holds four unseen tiles (partial
+    information); with the seat's tiles known, the one kind it holds four of; two such kinds is for the referee."""
+    if s.unknown >= 4:
+        return ""
+    counts = Counter(t.kind for t in s.known)
+    fours = sorted(k for k, n in counts.items() if n >= 4)
+    if len(fours) == 1:
+        return next(t.plain.code for t in s.known if t.kind == fours[0])
+    if not fours:
+        raise Reject("not_held", f"camera sees a face-down kong at seat {seat}, who holds no four alike")
+    raise Reject("ambiguous", f"camera sees a face-down kong at seat {seat}, who holds more than one four alike")
 
 
 def hand_seen(state: GameState, obs: dict[str, Any]) -> GameState:

@@ -6,7 +6,7 @@ from __future__ import annotations
 REASONS = (
     "duplicate_id", "bad_event", "unknown_tile", "bad_seat", "out_of_turn", "wrong_phase", "not_held",
     "impossible_tile", "illegal_claim", "no_window", "already_acted", "paused", "session_over", "wall_empty",
-    "unknown_alert", "unknown_infraction", "bad_hand",
+    "unknown_alert", "unknown_infraction", "bad_hand", "ambiguous",
 )
 
 

@@ -206,3 +206,24 @@ def test_uncertain_hand_reading_stays_referee_only() -> None:
     fx = t.ok("camera", observation=obs)
     alert = next(e for e in fx if isinstance(e, Alert))
     assert alert.data["referee_only"] is True
+
+
+def test_face_down_kong_from_the_camera_with_full_information() -> None:
+    # the camera sees four backs; the engine knows the seat's tiles and so the face (the one kind held four times)
+    from tests.engine.engine_helpers import Table as FullTable
+
+    t = FullTable()
+    t.deal({0: "7z7z7z7z2m2m3m3m4p4p5s5s6s8m"}, back="9s")
+    t.ok("camera", observation=_obs("concealed_kong", 0, ["back"] * 4, position=0))
+    assert [m.kind for m in t.seat(0).melds] == ["concealed_kong"]
+    assert [x.code for x in t.seat(0).melds[0].tiles] == ["7z"] * 4 and "9s" in t.concealed(0)
+    # two four-alikes: the referee says which
+    t2 = FullTable()
+    t2.deal({0: "7z7z7z7z2m2m2m2m4p4p5s5s6s8m"}, back="9s")
+    fx = t2.ok("camera", observation=_obs("concealed_kong", 0, ["back"] * 4, position=0))
+    assert _alerts(fx) == [("camera_mismatch", "ambiguous")] and t2.seat(0).melds == ()
+    # none: a misread, not a kong
+    t3 = FullTable()
+    t3.deal({0: "7z7z7z2m2m2m3m4p4p5s5s6s8m8m"}, back="9s")
+    fx = t3.ok("camera", observation=_obs("concealed_kong", 0, ["back"] * 4, position=0))
+    assert _alerts(fx) == [("camera_mismatch", "not_held")] and t3.seat(0).melds == ()
