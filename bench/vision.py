@@ -117,6 +117,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="real photographs as DIR/<code>/*.jpg (a venue's own, or any set whose licence allows it)",
     )
+    p.add_argument(
+        "--calibration-seeds",
+        type=int,
+        default=0,
+        help="film the pipeline benchmark's table with camera seeds 1..N and report wrong and uncertain reads per "
+        "confidence threshold (about 20 s per seed; 0: skip)",
+    )
     args = p.parse_args(argv)
 
     clf = OnnxTileClassifier.load(threads=args.threads)
@@ -177,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         out["pipeline_frame_ms_median"] = None  # vision.pipeline.bench.bench_pipeline() is not available
     out["pass"] = passed
+    if args.calibration_seeds > 0 and pipe is not None:
+        from vision.pipeline.bench import calibration
+
+        out["pipeline_calibration"] = calibration(range(1, args.calibration_seeds + 1))
     if args.photos is not None:
         from vision.classifier.enroll import read_dir
 

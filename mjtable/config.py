@@ -56,7 +56,7 @@ class CameraConfig:
     width: int = 1280
     height: int = 960
     model: str = ""
-    min_confidence: float = 0.85
+    min_confidence: float = 0.6
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -202,7 +202,7 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     camera = CameraConfig(source=cam_source, fps=c.number("fps", float, 8.0, 0.5, 60.0),
                           width=c.number("width", int, 1280, 160, 4096), height=c.number("height", int, 960, 120, 3072),
                           model=c.get("model", str, ""),
-                          min_confidence=c.number("min_confidence", float, 0.85, 0.0, 1.0))
+                          min_confidence=c.number("min_confidence", float, 0.6, 0.0, 1.0))
     c.finish()
 
     m = _Section(source, "mqtt", data.get("mqtt", {}))

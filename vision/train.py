@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.synth.augment import augment
-from vision.synth.render import CLASSES, HELD_OUT_STYLES, available_styles, render_tile_face
+from vision.synth.render import CLASSES, HELD_OUT_STYLES, ONE_INK_P, available_styles, render_tile_face
 
 INPUT_SIZE = 48
 MEAN = 0.5
@@ -241,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             "label_smoothing": 0.05,
             "face_variants": args.variants,
             "styles": list(styles),
+            "one_ink_p": ONE_INK_P,
             "augment": "vision.synth.augment.augment",
             "threads": args.threads,
             "torch": torch.__version__,

@@ -57,7 +57,7 @@ class PipelineAdapter:
         return events
 
 
-def default_pipeline(min_confidence: float = 0.85, *, allow_template: bool = False) -> PipelineAdapter:
+def default_pipeline(min_confidence: float = 0.6, *, allow_template: bool = False) -> PipelineAdapter:
     """The table pipeline (``vision.pipeline``) with the ONNX tile classifier (``vision.classifier``); RuntimeError
     naming what is missing.
 

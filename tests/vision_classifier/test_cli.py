@@ -73,14 +73,14 @@ def test_classify_with_a_missing_model_reports_an_error(tmp_path: Path, capsys: 
 
 @needs_model
 def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The venue's set is a style never trained on (cn-mono: every face in one ink, so colour no longer separates
-    suits and dragons); six photos per face, three fit the head, three score it: enrollment must gain."""
+    """The venue's set is unlike anything trained on (cn-dark: dark bodies engraved in pale inks and gold); six
+    photos per face, three fit the head, three score it: enrollment must gain."""
     rng = np.random.default_rng(5)
     venue = tmp_path / "venue"
     for code in CLASSES:
         (venue / code).mkdir(parents=True)
         for i in range(6):
-            crop = augment(render_tile_face(code, style="cn-mono", rng=rng), rng, 64)
+            crop = augment(render_tile_face(code, style="cn-dark", rng=rng), rng, 64)
             cv2.imwrite(str(venue / code / f"{i}.png"), crop)
     out = tmp_path / "venue.npz"
     assert main(["vision", "enroll", str(venue), "--out", str(out)]) == 0

@@ -13,9 +13,12 @@ unseen venue set in the enrollment tests):
 - ``cn-serif``, ``cn-sans``, ``cn-kai``, ``cn-wqy``: Chinese sets, faces drawn here (dots, bamboo, bird) with
   characters from Noto Serif/Sans CJK Bold, AR PL UKai and WenQuanYi Zen Hei, engraved red/green/blue;
 - ``symbola``: the U+1F000 mahjong glyphs of Symbola, coloured by suit;
-- held out: ``cn-ming`` (AR PL UMing, darker palette, green-white body) and ``cn-mono`` (AR PL UMing, every
+- one-colour sets: ``ONE_INK_P`` of the ``cn-*`` training styles' and ``symbola``'s tiles are drawn in one
+  ink (blue, black, green or purple; the red fives red), so that the shapes, not the colours, tell faces apart;
+- held out: ``cn-ming`` (AR PL UMing, darker palette, green-white body), ``cn-mono`` (AR PL UMing, every
   face engraved in one dark blue ink on a white body, the red fives all red, as on one-colour sets: colour no
-  longer tells the suits or the dragons apart).
+  longer tells the suits or the dragons apart) and ``cn-dark`` (AR PL UMing on black, dark jade or navy
+  bodies engraved in pale inks and gold: nothing like any training style, the case enrollment is for).
 
 Every call draws random per-set variation (body and ink colours, glyph placement) from ``rng``, so a
 fixed seed gives the same image.  Pure function; safe from any thread (glyph caches are GIL-guarded).
@@ -41,7 +44,7 @@ BACK = "back"
 CLASSES: tuple[str, ...] = (*ALL_CODES, BACK)
 TILE_W, TILE_H = 120, 160
 STYLES: tuple[str, ...] = ("cc0", "cn-serif", "cn-sans", "cn-kai", "cn-wqy", "symbola")
-HELD_OUT_STYLES: tuple[str, ...] = ("cn-ming", "cn-mono")
+HELD_OUT_STYLES: tuple[str, ...] = ("cn-ming", "cn-mono", "cn-dark")
 
 _CN_FONTS = {
     "cn-serif": "noto-serif",
@@ -50,6 +53,7 @@ _CN_FONTS = {
     "cn-wqy": "wqy",
     "cn-ming": "ming",
     "cn-mono": "ming",
+    "cn-dark": "ming",
 }
 _CC0_DIRS = (
     Path(__file__).resolve().parents[3] / "shared" / "tiles" / "riichi-mahjong-tiles" / "Export" / "Regular",
@@ -110,11 +114,24 @@ def _ink(rng: np.random.Generator, dark: bool = False) -> faces.Ink:
     )
 
 
+def _light_ink(rng: np.random.Generator) -> faces.Ink:
+    """Inks of a dark-bodied set: pale red, green and blue, gold where others use black."""
+    return faces.Ink(
+        red=_jitter(rng, (110, 110, 240), 12),
+        green=_jitter(rng, (140, 220, 140), 12),
+        blue=_jitter(rng, (235, 190, 140), 12),
+        black=_jitter(rng, (90, 200, 230), 10),
+    )
+
+
 def _body_colour(rng: np.random.Generator, style: str) -> Colour:
     if style == "cn-ming":
         return _jitter(rng, (215, 235, 220), 6)
     if style == "cn-mono":
         return _jitter(rng, (238, 240, 240), 5)
+    if style == "cn-dark":  # black, dark jade or navy bodies
+        darks: tuple[Colour, ...] = ((35, 30, 30), (60, 80, 30), (80, 40, 25))
+        return _jitter(rng, darks[int(rng.integers(len(darks)))], 6)
     bodies: tuple[Colour, ...] = ((200, 232, 245), (235, 240, 242), (215, 230, 238), (190, 225, 240))
     return _jitter(rng, bodies[int(rng.integers(len(bodies)))], 7)
 
@@ -207,9 +224,21 @@ def _symbola_char(code: str) -> str:
     return chr(base + (5 if rank == 0 else rank) - 1)
 
 
+#: Inks of one-colour sets (BGR): blue, black, green, purple.  Never red or brown: their red fives are the red ones.
+_ONE_INKS: tuple[Colour, ...] = ((110, 50, 20), (40, 30, 30), (50, 110, 30), (90, 40, 70))
+#: How often a training style draws a one-colour set (every face in one ink, the red fives red).
+ONE_INK_P = 0.2
+
+
+def _one_ink(rng: np.random.Generator, red_five: bool) -> faces.Ink:
+    """Every face in one ink, as on one-colour sets: colour no longer tells suits or dragons apart."""
+    one = _jitter(rng, (40, 40, 190) if red_five else _ONE_INKS[int(rng.integers(len(_ONE_INKS)))], 12)
+    return faces.Ink(red=one, green=one, blue=one, black=one)
+
+
 def _render_symbola(code: str, rng: np.random.Generator) -> Image:
     canvas, box = _body(rng, _body_colour(rng, "symbola"))
-    ink = _ink(rng)
+    ink = _one_ink(rng, code[0] == "0") if rng.random() < ONE_INK_P else _ink(rng)
     suit = code[1]
     if code[0] == "0":
         colour = ink.red
@@ -227,13 +256,15 @@ def _render_symbola(code: str, rng: np.random.Generator) -> Image:
 def _render_chinese(code: str, style: str, rng: np.random.Generator) -> Image:
     font = _CN_FONTS[style]
     canvas, box = _body(rng, _body_colour(rng, style))
-    ink = _ink(rng, dark=style == "cn-ming")
+    ink = _light_ink(rng) if style == "cn-dark" else _ink(rng, dark=style == "cn-ming")
     rank, suit = int(code[0]), code[1]
     red = rank == 0
     rank = 5 if red else rank
-    if style == "cn-mono":  # one ink for every face; only the red fives are painted red
+    if style == "cn-mono":  # one dark blue ink for every face; only the red fives are painted red
         one = _jitter(rng, (40, 40, 190) if red else (110, 50, 20), 10)
         ink = faces.Ink(red=one, green=one, blue=one, black=one)
+    elif style in STYLES and rng.random() < ONE_INK_P:  # a one-colour set in a training font
+        ink = _one_ink(rng, red)
     if suit == "m":
         faces.draw_characters(canvas, box, rank, ink, font=font, red_five=red, rng=rng)
     elif suit == "p":
