@@ -3,7 +3,11 @@
 Tiles are told from the felt by colour: a pixel is foreground when its CIELAB distance from the felt
 (chroma fully, lightness at half weight against the zone's own felt lightness, so uneven lighting does not
 matter) exceeds ``threshold``, or when it is brighter than the felt by ``threshold``; holes (face art that
-looks like felt) are filled.  Connected components are explained as tiles: a single tile (any small
+looks like felt) are filled, before the mask is cleaned by an opening so that thin light stripes between
+green strokes keep a face whole.  Tiles of nearly the felt's colour (green backs on green felt) are found by
+their outline instead: felt-like regions of a tile's size and shape closed all round by edges (a Lab
+channel's local range well above the felt's noise), not lying between other tiles' bodies (an empty slot).
+Connected components are explained as tiles: a single tile (any small
 rotation: a tile knocked out of line), or a row of touching tiles split by the column-height profile
 (tall columns: upright tiles, short columns: a sideways tile, double-height: a promoted kong's two stacked
 sideways tiles).  A component that cannot be explained as tiles (an arm or a hand over the zone) marks
@@ -67,21 +71,146 @@ def felt_ab(image: Image) -> tuple[float, float]:
     return (float(np.median(lab[..., 1])), float(np.median(lab[..., 2])))
 
 
-def foreground_mask(zone: Image, felt: tuple[float, float], threshold: float = 24.0) -> Mask:
-    """255 where ``zone`` is not felt (tiles, hands), 0 on felt."""
-    lab = cv2.cvtColor(zone, cv2.COLOR_BGR2Lab).astype(np.float32)
-    da = lab[..., 1] - felt[0]
-    db = lab[..., 2] - felt[1]
-    chroma2 = da * da + db * db
-    feltish = chroma2 < (threshold * 0.6) ** 2
-    lightness = lab[..., 0]
-    ref = float(np.median(lightness[feltish])) if int(feltish.sum()) > 50 else float(np.median(lightness))
-    dl = (lightness - ref) * 0.5
-    brighter = lightness > ref + threshold
-    mask = (((chroma2 + dl * dl) > threshold * threshold) | brighter).astype(np.uint8) * 255
+def foreground_mask(
+    zone: Image,
+    felt: tuple[float, float],
+    threshold: float = 24.0,
+    *,
+    size: TileSize | None = None,
+) -> Mask:
+    """255 where ``zone`` is not felt (tiles, hands), 0 on felt.
+
+    Args:
+        zone: BGR zone image.
+        felt: the felt's (a, b) in OpenCV 8-bit Lab (:func:`felt_ab`).
+        threshold: colour distance from the felt (8-bit Lab units) above which a pixel is not felt.
+        size: tile size in zone px; given, tiles of nearly the felt's colour are found by their outline
+            (:func:`outlined_regions`), else by colour only.
+    """
+    lab8 = np.asarray(cv2.cvtColor(zone, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+    colour = colour_mask(lab8, felt, threshold)
+    # holes are filled before the opening: the 2 px light stripes between a face's green strokes would not
+    # survive it, and the tile would fall apart into a comb
+    mask = fill_holes(colour)
+    if size is not None:
+        mask = np.asarray(mask | outlined_regions(lab8, colour, mask, size), dtype=np.uint8)
     opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     closed = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
     return fill_holes(np.asarray(closed, dtype=np.uint8))
+
+
+def colour_mask(lab8: Image, felt: tuple[float, float], threshold: float = 24.0) -> Mask:
+    """255 where a pixel's colour is not the felt's: CIELAB distance from the felt (chroma fully, lightness at
+    half weight against the zone's own felt lightness) above ``threshold``, or brighter than that felt by
+    ``threshold`` (8-bit Lab units).  ``lab8``: the zone in OpenCV 8-bit Lab.  No clean-up."""
+    lab = lab8.astype(np.float32)
+    da = lab[..., 1] - felt[0]
+    db = lab[..., 2] - felt[1]
+    chroma2 = da * da + db * db
+    feltish = np.asarray(chroma2 < (threshold * 0.6) ** 2, dtype=np.uint8)
+    lightness = lab[..., 0]
+    ref = _median_u8(lab8, 0, feltish if cv2.countNonZero(feltish) > 50 else None)
+    dl = (lightness - ref) * 0.5
+    brighter = lightness > ref + threshold
+    return np.asarray((((chroma2 + dl * dl) > threshold * threshold) | brighter), dtype=np.uint8) * 255
+
+
+def _median_u8(image: Image, channel: int, mask: Mask | None) -> float:
+    """``np.median`` of one channel of an 8-bit image (under ``mask`` when given), from its histogram: the
+    same value, without sorting."""
+    hist = cv2.calcHist([image], [channel], mask, [256], [0, 256]).ravel()
+    cum = np.cumsum(hist)
+    n = int(cum[-1])
+    upper = float(np.searchsorted(cum, n // 2 + 1))
+    if n % 2:
+        return upper
+    return (float(np.searchsorted(cum, n // 2)) + upper) / 2
+
+
+#: a pixel is an edge when a Lab channel's 3x3 range (after a 3x3 Gaussian) exceeds EDGE_K x that channel's
+#: median range off the colour mask (the felt's noise), and at least EDGE_FLOOR (8-bit Lab units)
+EDGE_K = 2.5
+EDGE_FLOOR = 5.0
+
+
+def edge_mask(lab8: Image, colour: Mask) -> Mask:
+    """255 where the zone has an edge: in any 8-bit Lab channel, after a 3x3 Gaussian, the range over the 3x3
+    neighbourhood (morphological gradient) exceeds ``max(EDGE_FLOOR, EDGE_K x its median off colour)``.
+    The felt is flat with noise (median range 2-3 levels in the simulated camera, 8 at most); a tile's
+    outline, rim or shadow is a step of 10 levels or more."""
+    smooth = cv2.GaussianBlur(lab8, (3, 3), 0)
+    grad = np.asarray(cv2.morphologyEx(smooth, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+    # the felt's noise from every other pixel off the colour mask (a quarter of the work, about the same median)
+    sample = np.ascontiguousarray(grad[::2, ::2])
+    off = np.ascontiguousarray(colour[::2, ::2] == 0).astype(np.uint8)
+    if cv2.countNonZero(off) < 50:
+        off[:] = 1
+    out = np.zeros(colour.shape, np.uint8)
+    for c, channel in enumerate(cv2.split(grad)):
+        hist = cv2.calcHist([sample], [c], off, [256], [0, 256]).ravel()
+        noise = float(np.searchsorted(np.cumsum(hist), hist.sum() / 2))
+        _, above = cv2.threshold(channel, max(EDGE_FLOOR, EDGE_K * noise), 255, cv2.THRESH_BINARY)
+        out = np.asarray(cv2.bitwise_or(out, above), dtype=np.uint8)
+    return out
+
+
+def outlined_regions(lab8: Image, colour: Mask, filled: Mask, size: TileSize) -> Mask:
+    """Tiles of nearly the felt's colour (a green back on green felt) found by their outline: regions that the
+    colour mask does not cover, closed all round by edges (:func:`edge_mask`) or colour, of a tile's size, and
+    not lying between other tiles' bodies; each is grown by up to 2 px into the edge band round it (its rim).
+
+    A region counts when its area is 0.2-1.2 tile tops and its bounding box at least half a tile wide, and when
+    at most 15 % of the ring 0.15 tile widths round it lies on a tile body (``filled`` opened by 5 x 5 px:
+    thin rims do not count).  An empty pond slot surrounded by tiles is closed by their edges too, but that
+    ring lies on their bodies (37-46 % measured); a felt-coloured tile's ring lies on its own rim (0-3 %).
+
+    Args:
+        lab8: the zone in OpenCV 8-bit Lab.
+        colour: :func:`colour_mask` of the zone.
+        filled: ``colour`` with its holes filled.
+        size: tile size in zone px.
+    """
+    edge = edge_mask(lab8, colour)
+    # closed by 3 x 3 px: a faint rim gives a broken double line (its inner and outer edge)
+    walls = np.asarray(cv2.morphologyEx(colour | edge, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), np.uint8)
+    # holes the colour mask did not fill already
+    holes = cv2.bitwise_and(fill_holes(walls), cv2.bitwise_not(cv2.bitwise_or(walls, filled)))
+    out = np.zeros_like(colour)
+    tile_area = size.w * size.h
+    if cv2.countNonZero(holes) < 0.2 * tile_area:
+        return out
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+    reach = max(2, round(0.15 * size.w))
+    bodies: Mask | None = None
+    height, width = colour.shape[:2]
+    for label in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[label])
+        if not (0.2 * tile_area <= area <= 1.2 * tile_area and min(w, h) >= 0.5 * size.w):
+            continue
+        if bodies is None:
+            bodies = np.asarray(cv2.morphologyEx(filled, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)), np.uint8)
+        x0, y0 = max(0, x - reach), max(0, y - reach)
+        x1, y1 = min(width, x + w + reach), min(height, y + h + reach)
+        region = np.asarray(labels[y0:y1, x0:x1] == label, dtype=np.uint8)
+        if not _tile_shaped(region, area, size):
+            continue
+        ring = cv2.dilate(region, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) > region
+        if float((bodies[y0:y1, x0:x1][ring] > 0).mean()) > 0.15:
+            continue  # felt showing between other tiles (an empty slot), not a tile
+        grown = cv2.dilate(region, np.ones((5, 5), np.uint8)) & ((region | (edge[y0:y1, x0:x1] > 0)).astype(np.uint8))
+        out[y0:y1, x0:x1] |= grown * 255
+    return out
+
+
+def _tile_shaped(region: Mask, area: int, size: TileSize) -> bool:
+    """Whether a region (its own mask, ``area`` px) is a tile top seen inside its rim: a rectangle (at least
+    80 % of its rotated bounding box) whose sides are 55-105 % of a tile's, either way round."""
+    points = cv2.findNonZero(region)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(points)
+    short, long_ = sorted((rw, rh))
+    if area < 0.8 * rw * rh:
+        return False
+    return 0.55 * size.w <= short <= 1.05 * size.w and 0.55 * size.h <= long_ <= 1.05 * size.h
 
 
 def fill_holes(mask: Mask) -> Mask:

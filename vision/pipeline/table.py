@@ -253,7 +253,8 @@ class TablePipeline:
         images: dict[Zone, Image] = {}
         for zone in self._zones:
             image = self.warp_zone(frame, zone)
-            found = segment(foreground_mask(image, self._felt), self.size, split_rows=zone.kind == "pond")
+            mask = foreground_mask(image, self._felt, size=self.size)
+            found = segment(mask, self.size, split_rows=zone.kind == "pond")
             if found.occluded:
                 occluded.append(f"{zone.seat}:{zone.kind}")
                 continue
