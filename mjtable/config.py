@@ -49,7 +49,9 @@ class SerialConfig:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CameraConfig:
-    """``source``: ``picamera2``, ``opencv:<index>``, ``file:<path>``, ``sim`` or ``none``; ``fps`` frames/s."""
+    """``source``: ``picamera2``, ``opencv:<index>``, ``file:<path>``, ``sim`` or ``none``; ``fps`` frames/s;
+    ``hfov_deg``: the frame's horizontal field of view (degrees); ``tile_thickness_mm``: how high a lying tile's top
+    is above the felt; ``marker_height_mm``: how high the ArUco markers are above the felt (both mm)."""
 
     source: str = "picamera2"
     fps: float = 8.0
@@ -57,6 +59,9 @@ class CameraConfig:
     height: int = 960
     model: str = ""
     min_confidence: float = 0.6
+    hfov_deg: float = 66.0
+    tile_thickness_mm: float = 20.0
+    marker_height_mm: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -202,7 +207,10 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     camera = CameraConfig(source=cam_source, fps=c.number("fps", float, 8.0, 0.5, 60.0),
                           width=c.number("width", int, 1280, 160, 4096), height=c.number("height", int, 960, 120, 3072),
                           model=c.get("model", str, ""),
-                          min_confidence=c.number("min_confidence", float, 0.6, 0.0, 1.0))
+                          min_confidence=c.number("min_confidence", float, 0.6, 0.0, 1.0),
+                          hfov_deg=c.number("hfov_deg", float, 66.0, 20.0, 170.0),
+                          tile_thickness_mm=c.number("tile_thickness_mm", float, 20.0, 0.0, 60.0),
+                          marker_height_mm=c.number("marker_height_mm", float, 0.0, -50.0, 200.0))
     c.finish()
 
     m = _Section(source, "mqtt", data.get("mqtt", {}))

@@ -1,12 +1,18 @@
 """Simulated overhead camera: renders 1280x720 BGR frames of the table from a :class:`~vision.scene.TableScene`.
 
-The table is drawn top-down at ``px_per_mm`` (felt, rim, four ArUco markers DICT_4X4_50 on the rim), tiles
-are placed with the same :class:`~vision.pipeline.zones.TableGeometry` the pipeline reads (pond six per
-row, melds from the owner's right end with the claimed tile sideways, concealed kongs face down, standing
-hands as thin top edges, a hand laid face up after a win), arms passing over the table are drawn on top,
-then the canvas is seen through a tilted camera (a homography), with uneven lighting, flicker, sensor
-noise and optional motion blur.  :meth:`SimCamera.render_hand_camera` draws what a per-seat hand camera
-sees (the standing tiles from the player's side).
+The table is seen through a pinhole camera (:class:`~vision.pipeline.camera_model.CameraModel`: 66 degrees
+across, about 1.4 m above the felt, a little toward seat 0 and looking at the centre, the pose jittered per
+seed).  The felt and the rim are drawn top-down and projected, the four ArUco markers (DICT_4X4_50) at
+``TableGeometry.marker_height_mm``; tiles
+are boxes ``TableGeometry.tile_thickness_mm`` high placed with the same
+:class:`~vision.pipeline.zones.TableGeometry` the pipeline reads (pond six per row, melds from the owner's
+right end with the claimed tile sideways, concealed kongs face down, a hand laid face up after a win): each
+shows its top (the face, or the back of a face-down tile) where perspective puts it, and the sides that
+face the camera, two-layered (body colour and the back's colour) and shaded by a lamp above the table.
+Standing hands are upright boxes showing their backs; arms passing over the table are drawn above
+everything with their shadow on the felt.  Then uneven lighting, flicker, sensor noise and optional motion
+blur.  :meth:`SimCamera.render_hand_camera` draws what a per-seat hand camera sees (the standing tiles from
+the player's side).
 
 Deterministic for a given seed.  One SimCamera per thread (it keeps a random generator).
 """
@@ -20,6 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.pipeline.camera_model import DEFAULT_HFOV_DEG, CameraModel, intrinsics
 from vision.pipeline.tileart import TileArt, default_tile_art, tile_top
 from vision.pipeline.zones import DEFAULT_GEOMETRY, FloatArray, TableGeometry, seat_to_table
 from vision.scene import BACK, PassingHand, SceneMeld, SeatScene, TableScene, sideways_index
@@ -30,8 +37,18 @@ FRAME_W, FRAME_H = 1280, 720
 _FELT = (38, 92, 28)
 _RIM = (30, 45, 70)
 _SKIN = (110, 150, 205)
+#: colour of a tile's body (the face layer) seen on its side, BGR
+_BODY_BGR = (196, 222, 236)
 #: width of the bevelled tile edge seen from above, mm
 BEVEL_MM = 2.2
+#: share of a tile's thickness taken by the face layer (the rest is the coloured back layer)
+FACE_LAYER = 0.6
+#: height of an arm passing over the table, mm above the felt
+ARM_HEIGHT_MM = 70.0
+#: the camera's nominal place: this far toward seat 0 from the centre, and the margin (px) the table's
+#: canvas keeps from the frame's top and bottom edges
+_CAMERA_BACK_MM = 230.0
+_FRAME_MARGIN_PX = 16.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +66,14 @@ class SimCamera:
     """Renders table frames.
 
     Args:
-        geometry: table layout shared with the pipeline.
+        geometry: table layout shared with the pipeline (tile size and thickness included).
         art: tile artwork (default: CC0 set, see :func:`vision.pipeline.tileart.default_tile_art`).
         seed: random seed (camera pose jitter, lighting, noise).
-        px_per_mm: top-down canvas resolution before the camera projection.
+        px_per_mm: resolution of the top-down felt canvas and of the tile tops before projection.
         noise_sigma: sensor noise, grey levels.
         concealed_kong_style: ``"all_down"`` (MCR: four backs) or ``"two_up"`` (ends face down).
+        hfov_deg: the camera's horizontal field of view, degrees (its height follows: the table fills the
+            frame's height).
     """
 
     def __init__(
@@ -66,6 +85,7 @@ class SimCamera:
         px_per_mm: float = 1.5,
         noise_sigma: float = 3.0,
         concealed_kong_style: str = "all_down",
+        hfov_deg: float = DEFAULT_HFOV_DEG,
     ) -> None:
         if concealed_kong_style not in ("all_down", "two_up"):
             raise ValueError(f"unknown concealed_kong_style {concealed_kong_style!r}")
@@ -77,28 +97,52 @@ class SimCamera:
         self.concealed_kong_style = concealed_kong_style
         self.canvas_px = round(2 * geometry.canvas_half_mm * px_per_mm)
         self._base = self._draw_base()
-        self._tiles: dict[tuple[str, int, bool], Image] = {}
+        self._marker_images = self._markers()
+        self._tiles: dict[tuple[str, int], Image] = {}
         self._noise = self.rng.normal(0.0, 1.0, (FRAME_H + 64, FRAME_W + 64, 3)).astype(np.float32)
         self._gain = self._lighting()
-        self.canvas_to_frame = self._pose(self.rng.uniform(-1, 1, 8))
+        back = np.asarray(self.art.face(BACK), np.float32).reshape(-1, 3)
+        self._back_layer: tuple[float, ...] = tuple(float(c) for c in np.median(back, axis=0))
+        self._ambient = float(self.rng.uniform(0.4, 0.55))
+        self.nominal = self._nominal_pose(hfov_deg)
+        self.camera = self._jittered(self.rng.uniform(-1, 1, 3), (0.0, 0.0))
+        #: the last scene rendered, the camera it was seen from, and its view before exposure
+        self._last: tuple[TableScene, CameraModel, Image] | None = None
 
     # ----- camera pose and lighting -------------------------------------------------------------------
-    def _pose(self, jitter: FloatArray, shift_px: tuple[float, float] = (0.0, 0.0)) -> FloatArray:
-        c = float(self.canvas_px)
-        src = np.array([[0, 0], [c, 0], [c, c], [0, c]], np.float32)
-        dst = np.array([[322, 16], [958, 16], [994, 704], [286, 704]], np.float64)
-        dst += jitter.reshape(4, 2) * 4.0 + np.asarray(shift_px)
-        return np.asarray(cv2.getPerspectiveTransform(src, dst.astype(np.float32)), dtype=np.float64)
+    def _nominal_pose(self, hfov_deg: float) -> CameraModel:
+        """The camera toward seat 0, looking at the centre from the height at which the canvas just fits."""
+        camera_matrix = intrinsics(hfov_deg, (FRAME_W, FRAME_H))
+        half = self.geometry.canvas_half_mm
+        corners = np.array([[-half, -half, 0.0], [half, -half, 0.0], [half, half, 0.0], [-half, half, 0.0]])
+        jitter = self.rng.uniform(-1, 1, 4)
+        eye_uv = (20.0 * jitter[0], _CAMERA_BACK_MM + 30.0 * jitter[1])
+        target = (10.0 * jitter[2], 10.0 * jitter[3], 0.0)
+        lo, hi = 300.0, 6000.0
+        for _ in range(40):  # the lowest camera whose frame holds the whole canvas
+            mid = (lo + hi) / 2
+            ys = CameraModel.looking_at(camera_matrix, (*eye_uv, mid), target).project(corners)[:, 1]
+            if ys.min() >= _FRAME_MARGIN_PX and ys.max() <= FRAME_H - _FRAME_MARGIN_PX:
+                hi = mid
+            else:
+                lo = mid
+        return CameraModel.looking_at(camera_matrix, (*eye_uv, hi), target)
+
+    def _jittered(self, jitter: FloatArray, shift_px: tuple[float, float]) -> CameraModel:
+        """The nominal camera turned so that the picture moves by about ``shift_px`` plus up to ~1.5 px of
+        random play (``jitter`` in -1..1: yaw, pitch, roll)."""
+        f = float(self.nominal.K[0, 0])
+        yaw = -np.arctan2(shift_px[0] + 1.5 * jitter[0], f)
+        pitch = -np.arctan2(shift_px[1] + 1.5 * jitter[1], f)
+        return self.nominal.turned(float(yaw), float(pitch), float(0.002 * jitter[2]))
 
     def bump(self, dx_px: float, dy_px: float) -> None:
         """Move the camera (as if knocked): the table shifts by about (dx, dy) pixels in later frames."""
-        self.canvas_to_frame = self._pose(self.rng.uniform(-1, 1, 8), (dx_px, dy_px))
+        self.camera = self._jittered(self.rng.uniform(-1, 1, 3), (dx_px, dy_px))
 
     def table_to_frame(self) -> FloatArray:
-        """The true homography table mm -> frame px (for tests)."""
-        half = self.geometry.canvas_half_mm
-        mm_to_canvas = np.array([[self.ppm, 0, half * self.ppm], [0, self.ppm, half * self.ppm], [0, 0, 1.0]])
-        return np.asarray(self.canvas_to_frame @ mm_to_canvas, dtype=np.float64)
+        """The true homography felt-plane mm -> frame px (for tests)."""
+        return self.camera.plane_homography(0.0)
 
     def _lighting(self) -> npt.NDArray[np.float32]:
         ys, xs = np.mgrid[0:FRAME_H, 0:FRAME_W].astype(np.float32)
@@ -107,10 +151,21 @@ class SimCamera:
         gain = 1.0 + gx * (xs / FRAME_W - 0.5) + gy * (ys / FRAME_H - 0.5) - 0.35 * r2
         return np.asarray(gain[..., None], dtype=np.float32)
 
+    def _shade(self, normal_uv: FloatArray, point_uvz: FloatArray, lamp_uvz: FloatArray) -> float:
+        """Brightness of a vertical face (outward normal ``normal_uv``) at ``point_uvz`` relative to a tile's
+        top: room light plus a lamp at ``lamp_uvz`` (the camera's place; Lambert)."""
+        to_lamp = lamp_uvz - point_uvz
+        cos = float(np.dot(normal_uv, to_lamp[:2]) / np.linalg.norm(to_lamp))
+        return self._ambient + (1.0 - self._ambient) * max(0.0, cos)
+
     # ----- static canvas ------------------------------------------------------------------------------
     def _mm_to_canvas(self, u_mm: float, v_mm: float) -> tuple[float, float]:
         half = self.geometry.canvas_half_mm
         return ((u_mm + half) * self.ppm, (v_mm + half) * self.ppm)
+
+    def _canvas_to_mm(self) -> FloatArray:
+        half = self.geometry.canvas_half_mm
+        return np.array([[1 / self.ppm, 0.0, -half], [0.0, 1 / self.ppm, -half], [0.0, 0.0, 1.0]])
 
     def _draw_base(self) -> Image:
         g = self.geometry
@@ -122,19 +177,29 @@ class SimCamera:
         cv2.rectangle(canvas, (round(lo[0]), round(lo[1])), (round(hi[0]), round(hi[1])), _FELT, -1)
         texture = cv2.GaussianBlur(self.rng.normal(0, 6, (n, n)).astype(np.float32), (0, 0), 3)
         canvas = np.clip(canvas.astype(np.float32) + texture[..., None], 0, 255).astype(np.uint8)
+        return np.asarray(canvas, dtype=np.uint8)
+
+    def _markers(self) -> list[tuple[Image, FloatArray]]:
+        """Each ArUco marker with its white quiet zone (10 mm) as an image and its corners (table mm)."""
+        g = self.geometry
         dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
         side = round(g.marker_size_mm * self.ppm)
         quiet = round(10 * self.ppm)
+        half = g.marker_size_mm / 2 + 10
+        out: list[tuple[Image, FloatArray]] = []
         for mid, (cu, cv) in g.marker_centres().items():
-            x, y = self._mm_to_canvas(cu, cv)
-            x0, y0 = round(x - side / 2), round(y - side / 2)
-            canvas[y0 - quiet : y0 + side + quiet, x0 - quiet : x0 + side + quiet] = 245
-            marker = cv2.aruco.generateImageMarker(dictionary, mid, side)
-            canvas[y0 : y0 + side, x0 : x0 + side] = marker[..., None]
-        return np.asarray(canvas, dtype=np.uint8)
+            image = np.full((side + 2 * quiet, side + 2 * quiet, 3), 245, np.uint8)
+            image[quiet : quiet + side, quiet : quiet + side] = cv2.aruco.generateImageMarker(dictionary, mid, side)[
+                ..., None
+            ]
+            corners = np.array(
+                [[cu - half, cv - half], [cu + half, cv - half], [cu + half, cv + half], [cu - half, cv + half]]
+            )
+            out.append((image, corners))
+        return out
 
-    def _tile_image(self, code: str, quarter_turns: int, standing: bool = False) -> Image:
-        key = (code, quarter_turns % 4, standing)
+    def _tile_image(self, code: str, quarter_turns: int) -> Image:
+        key = (code, quarter_turns % 4)
         cached = self._tiles.get(key)
         if cached is not None:
             return cached
@@ -211,78 +276,173 @@ class SimCamera:
             x += width + g.tile_gap_mm
         return out
 
+    def footprint(self, p: Placed) -> FloatArray:
+        """The tile's four corners on the felt (table mm, 4 x 2) in the order of its top image's corners:
+        top-left, top-right, bottom-right, bottom-left of the image as drawn (turned by ``quarter_turns``)."""
+        g = self.geometry
+        turned = p.quarter_turns % 2 == 1
+        half_w, half_h = (g.tile_h_mm / 2, g.tile_w_mm / 2) if turned else (g.tile_w_mm / 2, g.tile_h_mm / 2)
+        box = np.array([[-half_w, -half_h], [half_w, -half_h], [half_w, half_h], [-half_w, half_h]])
+        t = np.deg2rad(p.angle_deg)
+        rotation = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])  # counter-clockwise on screen
+        return np.asarray(box @ rotation.T + np.array([p.u_mm, p.v_mm]), np.float64)
+
     # ----- drawing ------------------------------------------------------------------------------------
-    def _paste(self, canvas: Image, tile_img: Image, u_mm: float, v_mm: float, angle_deg: float) -> None:
-        cx, cy = self._mm_to_canvas(u_mm, v_mm)
-        h, w = tile_img.shape[:2]
-        shadow = round(1.2 * self.ppm)
-        if angle_deg == 0.0:
-            x0, y0 = round(cx - w / 2), round(cy - h / 2)
-            region = canvas[y0 + shadow : y0 + h + shadow, x0 + shadow : x0 + w + shadow]
-            region[:] = (region.astype(np.uint16) * 3 // 5).astype(np.uint8)
-            canvas[y0 : y0 + h, x0 : x0 + w] = tile_img
+    def _shadow(self, canvas: Image, corners_mm: FloatArray) -> None:
+        """Darken the felt under and just beside a tile (its footprint moved 1.2 mm along +u, +v)."""
+        pts = np.array([self._mm_to_canvas(u + 1.2, v + 1.2) for u, v in corners_mm], np.float32)
+        x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 1
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(mask, [np.round((pts - (x0, y0)) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+        region = canvas[y0:y1, x0:x1]
+        region[mask > 0] = (region[mask > 0].astype(np.uint16) * 3 // 5).astype(np.uint8)
+
+    def _draw_sides(self, frame: Image, corners_mm: FloatArray, height: float, face_up: bool) -> None:
+        """The vertical faces of a box (footprint ``corners_mm``, ``height`` mm) that face the camera, in two
+        layers: the face layer (body colour) on top for a face-up tile, the back layer on top for a
+        face-down one."""
+        if height <= 0:
             return
-        size = int(np.hypot(w, h)) + 4
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), angle_deg, 1.0)
-        m[:, 2] += (size / 2 - w / 2, size / 2 - h / 2)
-        patch = cv2.warpAffine(tile_img, m, (size, size), flags=cv2.INTER_LINEAR)
-        mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, (size, size), flags=cv2.INTER_LINEAR)
-        x0, y0 = round(cx - size / 2), round(cy - size / 2)
-        region = canvas[y0 : y0 + size, x0 : x0 + size]
-        alpha = mask[..., None].astype(np.float32) / 255.0
+        eye = np.asarray(self.camera.centre())
+        centre = corners_mm.mean(axis=0)
+        split = height * (1 - FACE_LAYER) if face_up else height * FACE_LAYER
+        body: tuple[float, ...] = _BODY_BGR
+        upper, lower = (body, self._back_layer) if face_up else (self._back_layer, body)
+        for i in range(4):
+            a, b = corners_mm[i], corners_mm[(i + 1) % 4]
+            edge = b - a
+            normal = np.array([edge[1], -edge[0]]) / np.linalg.norm(edge)
+            if np.dot(normal, (a + b) / 2 - centre) < 0:
+                normal = -normal
+            if np.dot(normal, eye[:2] - a) <= 0:
+                continue  # faces away from the camera
+            shade = self._shade(normal, np.array([*(a + b) / 2, height / 2]), eye)
+            px = self.camera.project(
+                np.array([[*a, 0.0], [*b, 0.0], [*a, split], [*b, split], [*a, height], [*b, height]])
+            )
+            for (k0, k1), colour in (((2, 4), upper), ((0, 2), lower)):
+                quad = px[[k0, k0 + 1, k1 + 1, k1]]
+                fill = tuple(float(c) * shade for c in colour)
+                cv2.fillPoly(frame, [np.round(quad * 16).astype(np.int32)], fill, cv2.LINE_AA, 4)
+
+    def _draw_top(self, frame: Image, image: Image, corners_mm: FloatArray, height: float) -> None:
+        """Warp a top image (its corners: ``corners_mm`` at ``height``) into the frame, anti-aliased edges."""
+        dst = self.camera.project(np.column_stack([corners_mm, np.full(4, height)]))
+        x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 1
+        x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, FRAME_W), min(y1, FRAME_H)
+        if x1 <= x0 or y1 <= y0:
+            return
+        h, w = image.shape[:2]
+        # the image spans -0.5 .. w - 0.5 (a pixel's centre at its index), as the frame does
+        src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - 0.5
+        warp = cv2.getPerspectiveTransform(src, (dst - (x0, y0)).astype(np.float32))
+        size = (x1 - x0, y1 - y0)
+        patch = cv2.warpPerspective(image, warp, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        alpha = cv2.warpPerspective(np.ones((h, w), np.float32), warp, size, flags=cv2.INTER_LINEAR)[..., None]
+        region = frame[y0:y1, x0:x1]
         region[:] = (region * (1 - alpha) + patch * alpha).astype(np.uint8)
 
-    def _draw_standing(self, canvas: Image, seat: int, count: int) -> None:
+    def _standing_boxes(self, seat: int, count: int) -> list[FloatArray]:
+        """Footprints (table mm) of a seat's standing tiles: upright, face toward the player."""
         g = self.geometry
+        out: list[FloatArray] = []
         x = g.hand_left_x_mm + 10
+        y0, y1 = g.hand_row_y_mm - max(g.tile_thickness_mm, 15.0), g.hand_row_y_mm
         for _ in range(count):
-            corners = [(x, g.hand_row_y_mm - 15), (x + g.tile_w_mm - 0.6, g.hand_row_y_mm)]
-            (u0, v0), (u1, v1) = (seat_to_table(seat, *c) for c in corners)
-            p0, p1 = self._mm_to_canvas(min(u0, u1), min(v0, v1)), self._mm_to_canvas(max(u0, u1), max(v0, v1))
-            cv2.rectangle(canvas, (round(p0[0]), round(p0[1])), (round(p1[0]), round(p1[1])), (205, 225, 235), -1)
+            corners = [(x, y0), (x + g.tile_w_mm - 0.6, y0), (x + g.tile_w_mm - 0.6, y1), (x, y1)]
+            out.append(np.array([seat_to_table(seat, cx, cy) for cx, cy in corners]))
             x += g.tile_w_mm
+        return out
 
-    def _draw_hand(self, canvas: Image, hand: PassingHand) -> None:
+    def _draw_standing(self, frame: Image, seat: int, box: FloatArray) -> None:
+        """An upright tile: its back and ends (the sides facing the camera) and its top end, the half toward
+        the table centre in the back's colour, the half toward the player in the body's."""
+        g = self.geometry
+        height = g.tile_h_mm
+        self._draw_sides(frame, box, height, face_up=False)
+        inner, outer = box[:2], box[2:][::-1]  # the long edges toward the centre and toward the player
+        split = inner + (outer - inner) * (1 - FACE_LAYER)
+        for quad, colour in (
+            ((inner[0], inner[1], split[1], split[0]), self._back_layer),
+            ((split[0], split[1], outer[1], outer[0]), _BODY_BGR),
+        ):
+            px = self.camera.project(np.column_stack([np.array(quad), np.full(4, height)]))
+            cv2.fillPoly(frame, [np.round(px * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
+
+    def _arm_polygons(self, hand: PassingHand, offset_mm: float) -> list[FloatArray]:
+        """The arm (a quad from beyond the table edge) and the hand (an ellipse), table mm."""
         g = self.geometry
         tip = hand.reach_mm
         far = g.canvas_half_mm + 40
         arm = [(hand.x_mm - 40, far), (hand.x_mm + 40, far), (hand.x_mm + 35, tip + 80), (hand.x_mm - 35, tip + 80)]
-        for offset, colour in ((18.0, None), (0.0, _SKIN)):
-            pts = [self._mm_to_canvas(*seat_to_table(hand.seat, x + offset, y + offset)) for x, y in arm]
-            poly = np.array(pts, np.int32)
-            centre = self._mm_to_canvas(*seat_to_table(hand.seat, hand.x_mm + offset, tip + 50 + offset))
-            axes = (round(hand.width_mm / 2 * self.ppm), round(60 * self.ppm))
-            angle = 90.0 * (hand.seat % 2)
-            if colour is None:
-                overlay = canvas.copy()
-                cv2.fillPoly(overlay, [poly], (0, 0, 0))
-                cv2.ellipse(overlay, (round(centre[0]), round(centre[1])), axes, angle, 0, 360, (0, 0, 0), -1)
-                cv2.addWeighted(overlay, 0.35, canvas, 0.65, 0, dst=canvas)
-            else:
-                cv2.fillPoly(canvas, [poly], colour)
-                cv2.ellipse(canvas, (round(centre[0]), round(centre[1])), axes, angle, 0, 360, colour, -1)
+        t = np.linspace(0, 2 * np.pi, 36, endpoint=False)
+        palm = [(hand.x_mm + hand.width_mm / 2 * np.cos(a), tip + 50 + 60 * np.sin(a)) for a in t]
+        return [
+            np.array([seat_to_table(hand.seat, x + offset_mm, y + offset_mm) for x, y in shape])
+            for shape in (arm, palm)
+        ]
 
-    def render_topdown(self, scene: TableScene) -> Image:
-        """The top-down canvas (before the camera), BGR."""
+    def _draw_hand(self, frame: Image, canvas: Image | None, hand: PassingHand) -> None:
+        """The arm's shadow on the felt canvas (``canvas`` given) or the arm itself in the frame."""
+        if canvas is not None:
+            overlay = canvas.copy()
+            for poly in self._arm_polygons(hand, 18.0):
+                pts = np.array([self._mm_to_canvas(u, v) for u, v in poly])
+                cv2.fillPoly(overlay, [np.round(pts).astype(np.int32)], (0, 0, 0))
+            cv2.addWeighted(overlay, 0.35, canvas, 0.65, 0, dst=canvas)
+            return
+        for poly in self._arm_polygons(hand, 0.0):
+            px = self.camera.project(np.column_stack([poly, np.full(len(poly), ARM_HEIGHT_MM)]))
+            cv2.fillPoly(frame, [np.round(px * 16).astype(np.int32)], _SKIN, cv2.LINE_AA, 4)
+
+    def render_scene(self, scene: TableScene) -> Image:
+        """The camera's view of ``scene`` before exposure (no lighting gain, flicker or noise), BGR."""
+        g = self.geometry
         canvas = self._base.copy()
-        for seat, s in enumerate(scene.seats):
-            if s.shown_hand is None:
-                self._draw_standing(canvas, seat, s.hand_size)
-        for p in self.layout(scene):
-            self._paste(canvas, self._tile_image(p.code, p.quarter_turns), p.u_mm, p.v_mm, p.angle_deg)
+        placed = [(p, self.footprint(p)) for p in self.layout(scene)]
+        for _, corners in placed:
+            self._shadow(canvas, corners)
         for hand in scene.hands:
-            self._draw_hand(canvas, hand)
-        return canvas
+            self._draw_hand(canvas, canvas, hand)
+        warp = self.camera.plane_homography(0.0) @ self._canvas_to_mm()
+        frame = np.asarray(cv2.warpPerspective(canvas, warp, (FRAME_W, FRAME_H), flags=cv2.INTER_AREA), np.uint8)
+        for image, corners in self._marker_images:
+            self._draw_top(frame, image, corners, g.marker_height_mm)
+        height = g.tile_thickness_mm
+        for p, corners in placed:  # every side before any top: a top is never below another tile's side
+            self._draw_sides(frame, corners, height, face_up=p.code != BACK)
+        for p, corners in placed:
+            self._draw_top(frame, self._tile_image(p.code, p.quarter_turns), corners, height)
+        cu, cv, _ = self.camera.centre()
+        standing = [
+            (seat, box)
+            for seat, s in enumerate(scene.seats)
+            if s.shown_hand is None
+            for box in self._standing_boxes(seat, s.hand_size)
+        ]
+        standing.sort(key=lambda sb: -float(np.hypot(*(sb[1].mean(axis=0) - (cu, cv)))))
+        for seat, box in standing:
+            self._draw_standing(frame, seat, box)
+        for hand in scene.hands:
+            self._draw_hand(frame, None, hand)
+        return frame
 
     def render(self, scene: TableScene, *, blur_px: int = 0) -> Image:
-        """One 1280x720 BGR camera frame of ``scene``; ``blur_px`` > 0 adds horizontal motion blur of that length."""
-        top = self.render_topdown(scene)
-        frame = cv2.warpPerspective(top, self.canvas_to_frame, (FRAME_W, FRAME_H), flags=cv2.INTER_AREA)
+        """One 1280x720 BGR camera frame of ``scene``; ``blur_px`` > 0 adds horizontal motion blur of that length.
+        The view of a scene unchanged since the last frame, from an unmoved camera, is reused (the exposure's
+        flicker and noise are new every frame)."""
+        if self._last is not None and self._last[1] is self.camera and self._last[0] == scene:
+            frame = self._last[2]
+        else:
+            frame = self.render_scene(scene)
+            self._last = (scene, self.camera, frame)
         if blur_px > 0:
             kernel = np.zeros((blur_px, blur_px), np.float32)
             kernel[blur_px // 2, :] = 1.0 / blur_px
-            frame = cv2.filter2D(frame, -1, kernel)
-        return self._expose(np.asarray(frame, dtype=np.uint8))
+            frame = np.asarray(cv2.filter2D(frame, -1, kernel), np.uint8)
+        return self._expose(frame)
 
     def _expose(self, frame: Image) -> Image:
         flicker = float(self.rng.uniform(0.96, 1.04))

@@ -11,6 +11,7 @@ as ``camera: down: ...`` and the game goes on.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import logging
 import threading
@@ -18,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
-from mjtable.config import Config
+from mjtable.config import CameraConfig, Config
 
 LOGGER = logging.getLogger(__name__)
 
@@ -57,9 +58,11 @@ class PipelineAdapter:
         return events
 
 
-def default_pipeline(min_confidence: float = 0.6, *, allow_template: bool = False) -> PipelineAdapter:
+def default_pipeline(
+    min_confidence: float = 0.6, *, allow_template: bool = False, camera: CameraConfig | None = None
+) -> PipelineAdapter:
     """The table pipeline (``vision.pipeline``) with the ONNX tile classifier (``vision.classifier``); RuntimeError
-    naming what is missing.
+    naming what is missing.  ``camera``: the field of view and the tile and marker heights (else the defaults).
 
     ``allow_template``: without the ONNX model, use the pipeline's nearest-template classifier
     (``vision.pipeline.template_classifier``) for the simulated camera's own artwork (the demo); a real camera needs the
@@ -78,7 +81,16 @@ def default_pipeline(min_confidence: float = 0.6, *, allow_template: bool = Fals
         LOGGER.warning("ONNX tile classifier unavailable (%s): the simulated camera uses the template classifier "
                        "for its own artwork", exc)
         classifier = template.TemplateClassifier(tileart.default_tile_art())
-    return PipelineAdapter(table.TablePipeline(classifier, confidence_threshold=min_confidence))
+    if camera is None:
+        return PipelineAdapter(table.TablePipeline(classifier, confidence_threshold=min_confidence))
+    zones = _optional("vision.pipeline.zones", "the table geometry")
+    geometry = dataclasses.replace(
+        zones.DEFAULT_GEOMETRY, tile_thickness_mm=camera.tile_thickness_mm, marker_height_mm=camera.marker_height_mm
+    )
+    pipeline = table.TablePipeline(
+        classifier, geometry, confidence_threshold=min_confidence, hfov_deg=camera.hfov_deg
+    )
+    return PipelineAdapter(pipeline)
 
 
 def _optional(module: str, what: str) -> Any:
@@ -155,7 +167,7 @@ class ThreadedPipelineSource:
 def open_camera_source(cfg: Config) -> ThreadedPipelineSource:
     """Open the configured camera and the pipeline.  Raises RuntimeError naming what is missing."""
     sources = _optional("vision.sources", "the camera frame sources")
-    pipeline = default_pipeline(cfg.camera.min_confidence)
+    pipeline = default_pipeline(cfg.camera.min_confidence, camera=cfg.camera)
     try:
         src = sources.open_source(cfg.camera.source, width=cfg.camera.width, height=cfg.camera.height)
     except (OSError, ValueError) as exc:

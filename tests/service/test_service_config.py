@@ -18,6 +18,7 @@ def test_example_config_is_valid_and_matches_defaults() -> None:
     assert cfg.serial.baud == 115200
     assert cfg.journal_path == Path("/var/lib/mjtable/table-1.journal.jsonl")
     assert parse_config({}).gpio == cfg.gpio
+    assert (cfg.camera.hfov_deg, cfg.camera.tile_thickness_mm, cfg.camera.marker_height_mm) == (66.0, 20.0, 0.0)
 
 
 @pytest.mark.parametrize(("doc", "message"), [
@@ -31,6 +32,8 @@ def test_example_config_is_valid_and_matches_defaults() -> None:
     ({"serial": {"baud": True}}, "serial.baud must be int"),
     ({"camera": {"source": "webcam"}}, "camera.source must be picamera2"),
     ({"camera": {"min_confidence": 1.5}}, "camera.min_confidence"),
+    ({"camera": {"hfov_deg": 200.0}}, r"camera.hfov_deg must be within \[20.0, 170.0\]"),
+    ({"camera": {"tile_thickness_mm": -1.0}}, "camera.tile_thickness_mm"),
     ({"mqtt": {"port": 70000}}, "mqtt.port"),
     ({"mqtt": {"password_file": "/x"}}, "mqtt.username is empty"),
     ({"gpio": {"backend": "rpi"}}, "gpio.backend must be one of pigpio, lgpio, fake, none"),

@@ -10,7 +10,7 @@ import pytest
 
 from tests.vision_pipeline.conftest import Runner
 from vision.classifier import Prediction
-from vision.pipeline.segmentation import crop, foreground_mask, segment
+from vision.pipeline.segmentation import crop
 from vision.pipeline.table import CROP_H, CROP_W, TablePipeline, average_predictions
 from vision.pipeline.template_classifier import TemplateClassifier
 from vision.scene import Knock, SceneMeld, SeatScene, TableScene
@@ -47,7 +47,7 @@ def test_frame_crops_match_the_zone_crops_upright_and_sideways(template: Templat
         if zone.seat != 0 or zone.kind not in ("pond", "melds"):
             continue
         image = pipe.warp_zone(frame, zone)
-        for blob in segment(foreground_mask(image, pipe._felt), pipe.size, split_rows=zone.kind == "pond").tiles:
+        for blob in pipe.segment_zone(image, zone).tiles:
             direct = pipe.crop_tile(frame, zone, blob).astype(np.float32)
             assert direct.shape == (CROP_H, CROP_W, 3)
             via_zone = crop(image, blob, CROP_W, CROP_H).astype(np.float32)

@@ -12,7 +12,7 @@ import pytest
 
 from tests.vision_pipeline.conftest import Runner
 from vision.classifier import DEFAULT_MODEL_PATH, OnnxTileClassifier
-from vision.pipeline.cli_support import add_watch_arguments, calibrate_main, watch_main
+from vision.pipeline.cli_support import add_calibrate_arguments, add_watch_arguments, calibrate_main, watch_main
 from vision.pipeline.table import TablePipeline
 from vision.scene import SceneMeld, SeatScene, TableScene
 from vision.simcam import SimCamera
@@ -46,11 +46,20 @@ def test_calibrate_main_prints_calibration_or_missing_markers(tmp_path: Path, ca
     frame[:300, 800:] = 0  # hide the top-right marker (id 2)
     cv2.imwrite(str(bad), frame)
     out = io.StringIO()
-    assert calibrate_main(argparse.Namespace(image=good), out) == 0
-    assert calibrate_main(argparse.Namespace(image=bad), out) == 2
-    assert calibrate_main(argparse.Namespace(image=tmp_path / "none.png"), out) == 2
+    parser = argparse.ArgumentParser()
+    add_calibrate_arguments(parser)
+    assert calibrate_main(parser.parse_args([str(good)]), out) == 0
+    assert calibrate_main(parser.parse_args([str(bad)]), out) == 2
+    assert calibrate_main(parser.parse_args([str(tmp_path / "none.png")]), out) == 2
+    assert calibrate_main(parser.parse_args([str(good), "--hfov", "75"]), out) == 0
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert lines[0]["calibration"]["error_px"] < 1.0
+    # the camera's place: its nadir within 15 mm, its height within 1 % (the simulated camera is 66 degrees wide)
+    u, v, height = lines[0]["calibration"]["camera_mm"]
+    true_u, true_v, true_height = cam.camera.centre()
+    assert abs(u - true_u) < 15 and abs(v - true_v) < 15 and abs(height - true_height) < 0.01 * true_height
+    # a wider field of view assumed: the camera is found nearer the table
+    assert lines[3]["calibration"]["camera_mm"][2] < 0.9 * height and lines[3]["calibration"]["hfov_deg"] == 75
     assert lines[1]["missing"] == [2] and "top-right" in lines[1]["error"]
     assert "cannot read image" in lines[2]["error"]
 

@@ -13,6 +13,7 @@ from tests.vision_pipeline.conftest import Runner
 from vision.classifier import Prediction
 from vision.pipeline import segmentation
 from vision.pipeline.segmentation import TileBlob, TileSize, ZoneTiles
+from vision.pipeline.sides import SideStrips
 from vision.pipeline.table import TablePipeline, _Read
 from vision.pipeline.template_classifier import TemplateClassifier
 from vision.pipeline.tracking import EMPTY, SlotTracker
@@ -159,8 +160,15 @@ def test_a_tile_missed_inside_a_meld_does_not_shift_the_melds_after_it(
     zone = next(z for z in run.pipe.geometry.all_zones() if z.seat == 0 and z.kind == "melds")
     real_segment = segmentation.segment
 
-    def losing_a_tile(mask: npt.NDArray[np.uint8], size: TileSize, *, split_rows: bool = False) -> ZoneTiles:
-        found = real_segment(mask, size, split_rows=split_rows)
+    def losing_a_tile(
+        mask: npt.NDArray[np.uint8],
+        size: TileSize,
+        *,
+        split_rows: bool = False,
+        strips: SideStrips | None = None,
+        standing: bool = False,
+    ) -> ZoneTiles:
+        found = real_segment(mask, size, split_rows=split_rows, strips=strips, standing=standing)
         if split_rows or mask.shape[1] != zone.size_px(run.pipe.ppm)[0] or len(found.tiles) < 6:
             return found  # not seat 0's meld zone (the only one with two melds)
         first_meld = sorted(found.tiles, key=lambda b: -b.cx)[:3]

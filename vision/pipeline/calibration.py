@@ -2,7 +2,11 @@
 
 ``calibrate(image, geometry)`` finds the markers (OpenCV >= 4.7 ``cv2.aruco.ArucoDetector``, dictionary
 DICT_4X4_50), fits a homography on all sixteen marker corners and returns a :class:`Calibration`; when a
-marker is missing it raises :class:`CalibrationError` naming which ones and where they should be.
+marker is missing it raises :class:`CalibrationError` naming which ones and where they should be.  From the
+same corners and the camera's field of view it estimates where the camera is (its nadir on the table and its
+height), so that :meth:`Calibration.plane_to_image` gives the homography of any plane above the felt: the
+tiles' tops are ``TableGeometry.tile_thickness_mm`` up and, seen from 1.4 m, a quarter of a tile away from
+their footprint at the table's edge (:mod:`vision.pipeline.camera_model`).
 
 :class:`CalibrationCache` keeps the calibration between frames and re-checks it every ``recheck_every``
 frames, and at once when two markers no longer look as they did (a cheap per-frame patch correlation),
@@ -19,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.pipeline.camera_model import DEFAULT_HFOV_DEG, estimate_camera, lift_homography
 from vision.pipeline.zones import FloatArray, TableGeometry
 
 LOGGER = logging.getLogger(__name__)
@@ -45,16 +50,30 @@ class Calibration:
     """A fitted camera calibration.
 
     Attributes:
-        table_to_image: 3x3 homography, table-frame mm -> image pixels.
+        table_to_image: 3x3 homography, table-frame mm on the markers' plane -> image pixels.
         marker_px: marker id -> its 4 corners in the image (4x2 float).
         frame_size: (width, height) of the image it was fitted on, px.
         error_px: RMS reprojection error of the marker corners, px.
+        marker_z_mm: height of the markers' plane above the felt, mm.
+        camera_mm: the camera's estimated nadir and height above the felt ``(u, v, z)``, mm; None when no pose
+            fitted (every plane is then read as the markers' plane).
+        hfov_deg: the horizontal field of view the pose was estimated with, degrees.
     """
 
     table_to_image: FloatArray
     marker_px: dict[int, FloatArray]
     frame_size: tuple[int, int]
     error_px: float
+    marker_z_mm: float = 0.0
+    camera_mm: tuple[float, float, float] | None = None
+    hfov_deg: float = DEFAULT_HFOV_DEG
+
+    def plane_to_image(self, z_mm: float) -> FloatArray:
+        """3x3 homography taking table-frame mm on the horizontal plane ``z_mm`` above the felt to image px."""
+        if self.camera_mm is None or z_mm == self.marker_z_mm:
+            return self.table_to_image
+        u, v, height = self.camera_mm
+        return lift_homography(self.table_to_image, (u, v), height, self.marker_z_mm, z_mm)
 
     def project(self, points_mm: FloatArray) -> FloatArray:
         """Table-frame mm (Nx2) -> image px (Nx2)."""
@@ -70,6 +89,8 @@ class Calibration:
             },
             "frame_size": list(self.frame_size),
             "error_px": round(self.error_px, 3),
+            "camera_mm": None if self.camera_mm is None else [round(c, 1) for c in self.camera_mm],
+            "hfov_deg": self.hfov_deg,
         }
 
 
@@ -95,8 +116,14 @@ def detect_markers(image: Image, detector: cv2.aruco.ArucoDetector | None = None
     return found
 
 
-def fit_calibration(found: dict[int, FloatArray], geometry: TableGeometry, frame_size: tuple[int, int]) -> Calibration:
-    """Fit the homography from detected markers; raises CalibrationError if a table marker is missing."""
+def fit_calibration(
+    found: dict[int, FloatArray],
+    geometry: TableGeometry,
+    frame_size: tuple[int, int],
+    hfov_deg: float = DEFAULT_HFOV_DEG,
+) -> Calibration:
+    """Fit the homography from detected markers, and the camera's place from them and ``hfov_deg`` (degrees);
+    raises CalibrationError if a table marker is missing."""
     wanted = geometry.marker_ids
     missing = tuple(m for m in wanted if m not in found)
     present = tuple(sorted(found))
@@ -124,13 +151,26 @@ def fit_calibration(found: dict[int, FloatArray], geometry: TableGeometry, frame
             (),
             present,
         )
-    return Calibration(h, {m: found[m] for m in wanted}, frame_size, error)
+    z = geometry.marker_height_mm
+    try:
+        camera = estimate_camera(src, dst, plane_z_mm=z, hfov_deg=hfov_deg, frame_size=frame_size).centre()
+    except (ValueError, cv2.error) as exc:
+        LOGGER.warning("no camera pose from the markers (%s): tiles are read on the markers' plane", exc)
+        camera = None
+    return Calibration(h, {m: found[m] for m in wanted}, frame_size, error, z, camera, hfov_deg)
 
 
-def calibrate(image: Image, geometry: TableGeometry, detector: cv2.aruco.ArucoDetector | None = None) -> Calibration:
-    """Detect the four table markers in ``image`` and fit a calibration (raises CalibrationError)."""
+def calibrate(
+    image: Image,
+    geometry: TableGeometry,
+    detector: cv2.aruco.ArucoDetector | None = None,
+    *,
+    hfov_deg: float = DEFAULT_HFOV_DEG,
+) -> Calibration:
+    """Detect the four table markers in ``image`` and fit a calibration (raises CalibrationError); ``hfov_deg``:
+    the camera's horizontal field of view, degrees."""
     height, width = image.shape[:2]
-    return fit_calibration(detect_markers(image, detector), geometry, (width, height))
+    return fit_calibration(detect_markers(image, detector), geometry, (width, height), hfov_deg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +195,13 @@ class CalibrationCache:
     """Keeps a calibration and re-checks it every ``recheck_every`` frames.
 
     ``move_tolerance_px``: a marker centre moving further than this (px) means the camera was bumped.
+    ``hfov_deg``: the camera's horizontal field of view, degrees (:func:`fit_calibration`).
     """
 
     geometry: TableGeometry
     recheck_every: int = 30
     move_tolerance_px: float = 3.0
+    hfov_deg: float = DEFAULT_HFOV_DEG
     calibration: Calibration | None = None
     _detector: cv2.aruco.ArucoDetector = field(default_factory=make_detector)
     _since_check: int = 0
@@ -198,7 +240,7 @@ class CalibrationCache:
         height, width = image.shape[:2]
         found = detect_markers(image, self._detector)
         try:
-            fresh = fit_calibration(found, self.geometry, (width, height))
+            fresh = fit_calibration(found, self.geometry, (width, height), self.hfov_deg)
         except CalibrationError as exc:
             if self.calibration is None:
                 raise

@@ -4,7 +4,8 @@
 / :func:`add_watch_arguments` and calls :func:`calibrate_main` / :func:`watch_main`.  Output is JSON lines
 on stdout; errors are one JSON line ``{"error": ...}`` on stdout plus exit code 2, nothing lost.
 
-* ``calibrate IMAGE``: finds the four ArUco markers and prints the calibration, or which markers are missing.
+* ``calibrate IMAGE``: finds the four ArUco markers and prints the calibration (with the camera's estimated nadir
+  and height, ``camera_mm``, for the field of view given by ``--hfov``), or which markers are missing.
 * ``watch SOURCE``: runs the pipeline over a frame source (device index, /dev/videoN, picamera2, an image
   directory, a video file, or ``sim:SCENE.json`` for the simulated camera) and prints every vision event;
   ``--status`` adds one line per frame that was not read (uncalibrated, blurred) or had occluded zones.
@@ -13,6 +14,7 @@ on stdout; errors are one JSON line ``{"error": ...}`` on stdout plus exit code 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -22,11 +24,29 @@ import cv2
 import numpy as np
 
 from vision.pipeline.calibration import CalibrationError, calibrate
-from vision.pipeline.zones import DEFAULT_GEOMETRY
+from vision.pipeline.camera_model import DEFAULT_HFOV_DEG
+from vision.pipeline.zones import DEFAULT_GEOMETRY, TableGeometry
+
+
+def _add_camera_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hfov", type=float, default=DEFAULT_HFOV_DEG, help="the camera's horizontal field of view, deg"
+    )
+    parser.add_argument("--tile-thickness", type=float, default=DEFAULT_GEOMETRY.tile_thickness_mm, help="mm")
+    parser.add_argument(
+        "--marker-height", type=float, default=DEFAULT_GEOMETRY.marker_height_mm, help="mm above the felt"
+    )
+
+
+def _geometry(args: argparse.Namespace) -> TableGeometry:
+    return dataclasses.replace(
+        DEFAULT_GEOMETRY, tile_thickness_mm=args.tile_thickness, marker_height_mm=args.marker_height
+    )
 
 
 def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", help="a camera frame showing the whole table with its four ArUco markers")
+    _add_camera_arguments(parser)
 
 
 def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +56,7 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=0.6, help="confidence below which events are uncertain")
     parser.add_argument("--model", default=None, help="ONNX classifier (default: the committed model)")
     parser.add_argument("--status", action="store_true", help="also print frames that were not read")
+    _add_camera_arguments(parser)
 
 
 def _error(message: str, out: TextIO) -> int:
@@ -50,7 +71,7 @@ def calibrate_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if raw is None:
         return _error(f"cannot read image {args.image}", out)
     try:
-        cal = calibrate(np.asarray(raw, dtype=np.uint8), DEFAULT_GEOMETRY)
+        cal = calibrate(np.asarray(raw, dtype=np.uint8), _geometry(args), hfov_deg=args.hfov)
     except CalibrationError as exc:
         out.write(json.dumps({"image": str(args.image), "error": str(exc), "missing": list(exc.missing)}) + "\n")
         return 2
@@ -83,7 +104,13 @@ def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (ImportError, ModelError) as exc:
         source.close()
         return _error(f"no tile classifier: {exc}", out)
-    pipe = TablePipeline(classifier, stable_frames=args.stable, confidence_threshold=args.threshold)
+    pipe = TablePipeline(
+        classifier,
+        _geometry(args),
+        stable_frames=args.stable,
+        confidence_threshold=args.threshold,
+        hfov_deg=args.hfov,
+    )
     count = 0
     try:
         while not args.frames or count < args.frames:

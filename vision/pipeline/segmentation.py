@@ -25,44 +25,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.pipeline.blobs import TileBlob, TileSize, ZoneTiles
+from vision.pipeline.row_layout import explain_row
+from vision.pipeline.sides import SideStrips, trim_to_top
+
 Image = npt.NDArray[np.uint8]
 Mask = npt.NDArray[np.uint8]
-
-
-@dataclass(frozen=True, slots=True)
-class TileSize:
-    """Tile face size and gap in zone-image pixels."""
-
-    w: float
-    h: float
-    gap: float
-
-
-@dataclass(frozen=True, slots=True)
-class TileBlob:
-    """One tile found in a zone image.
-
-    Attributes:
-        cx, cy: centre, zone px.
-        length, depth: extent along the row (x) and across it (y), zone px, before rotation.
-        angle_deg: small rotation of a knocked tile, degrees, clockwise on screen (image y points down).
-        sideways: the tile lies across (its long side along the row).
-    """
-
-    cx: float
-    cy: float
-    length: float
-    depth: float
-    angle_deg: float
-    sideways: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ZoneTiles:
-    """Segmentation of one zone image: tiles found, and whether something not a tile covers the zone."""
-
-    tiles: tuple[TileBlob, ...]
-    occluded: bool
+__all__ = ["Mask", "TileBlob", "TileSize", "ZoneTiles", "crop", "crop_from_frame", "foreground_mask", "segment"]
 
 
 def felt_ab(image: Image) -> tuple[float, float]:
@@ -88,21 +57,26 @@ def foreground_mask(
             (:func:`outlined_regions`), else by colour only.
     """
     lab8 = np.asarray(cv2.cvtColor(zone, cv2.COLOR_BGR2Lab), dtype=np.uint8)
-    colour = colour_mask(lab8, felt, threshold)
+    colour = colour_mask(lab8, felt, threshold, bgr=zone)
     # holes are filled before the opening: the 2 px light stripes between a face's green strokes would not
     # survive it, and the tile would fall apart into a comb
     mask = fill_holes(colour)
     if size is not None:
         mask = np.asarray(mask | outlined_regions(lab8, colour, mask, size), dtype=np.uint8)
     opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    closed = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
+    # a 2 x 2 closing that does not move the mask: dilate toward +x +y, erode back from the same side (a plain
+    # MORPH_CLOSE with an even kernel shifts every blob by a pixel)
+    two = np.ones((2, 2), np.uint8)
+    closed = cv2.erode(cv2.dilate(opened, two, anchor=(1, 1)), two, anchor=(0, 0))
     return fill_holes(np.asarray(closed, dtype=np.uint8))
 
 
-def colour_mask(lab8: Image, felt: tuple[float, float], threshold: float = 24.0) -> Mask:
+def colour_mask(lab8: Image, felt: tuple[float, float], threshold: float = 24.0, *, bgr: Image | None = None) -> Mask:
     """255 where a pixel's colour is not the felt's: CIELAB distance from the felt (chroma fully, lightness at
     half weight against the zone's own felt lightness) above ``threshold``, or brighter than that felt by
-    ``threshold`` (8-bit Lab units).  ``lab8``: the zone in OpenCV 8-bit Lab.  No clean-up."""
+    ``threshold`` (8-bit Lab units).  ``lab8``: the zone in OpenCV 8-bit Lab; ``bgr``: the same zone in BGR,
+    given: the felt in shadow (its own colour, 30-100 % as bright: :func:`felt_in_shadow`) is felt too, however
+    dark (a tile's shadow would otherwise close the gap to its neighbour).  No clean-up."""
     lab = lab8.astype(np.float32)
     da = lab[..., 1] - felt[0]
     db = lab[..., 2] - felt[1]
@@ -112,7 +86,23 @@ def colour_mask(lab8: Image, felt: tuple[float, float], threshold: float = 24.0)
     ref = _median_u8(lab8, 0, feltish if cv2.countNonZero(feltish) > 50 else None)
     dl = (lightness - ref) * 0.5
     brighter = lightness > ref + threshold
-    return np.asarray((((chroma2 + dl * dl) > threshold * threshold) | brighter), dtype=np.uint8) * 255
+    out = ((chroma2 + dl * dl) > threshold * threshold) | brighter
+    if bgr is not None:
+        out &= ~felt_in_shadow(bgr, (ref, felt[0], felt[1]))
+    return np.asarray(out, dtype=np.uint8) * 255
+
+
+def felt_in_shadow(bgr: Image, felt_lab: tuple[float, float, float]) -> npt.NDArray[np.bool_]:
+    """Where ``bgr`` is the felt's colour dimmed by a shadow: along the felt's BGR direction at 30-100 % of its
+    brightness, and off that direction by at most 6 levels plus 10 % of its length (noise).  ``felt_lab``: the
+    felt's (L, a, b) in OpenCV 8-bit Lab."""
+    ref = cv2.cvtColor(np.array([[felt_lab]], np.uint8), cv2.COLOR_Lab2BGR).reshape(3).astype(np.float32)
+    norm2 = float(ref @ ref) or 1.0
+    x = bgr.astype(np.float32)
+    gain = (x @ ref) / norm2
+    off2 = (x * x).sum(axis=-1) - gain * gain * norm2
+    allowed = 6.0 + 0.1 * gain * np.sqrt(norm2)
+    return np.asarray((gain >= 0.3) & (gain <= 1.0) & (off2 <= allowed * allowed), dtype=np.bool_)
 
 
 def _median_u8(image: Image, channel: int, mask: Mask | None) -> float:
@@ -221,7 +211,8 @@ def fill_holes(mask: Mask) -> Mask:
     return filled
 
 
-def _single(points: npt.NDArray[np.int32], area: int, size: TileSize) -> TileBlob | None:
+def _single(points: npt.NDArray[np.int32], area: int, size: TileSize, slack: float = 0.0) -> TileBlob | None:
+    """A component explained as one tile (``slack``: px a visible side may add to either side's length)."""
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(points.astype(np.float32))
     # normalise: angle in (-45, 45], rw along x
     if angle > 45:
@@ -231,7 +222,7 @@ def _single(points: npt.NDArray[np.int32], area: int, size: TileSize) -> TileBlo
         angle += 90
         rw, rh = rh, rw
     short, long_ = sorted((rw, rh))
-    if not (0.72 * size.w <= short <= 1.3 * size.w and 0.8 * size.h <= long_ <= 1.25 * size.h):
+    if not (0.72 * size.w <= short <= 1.3 * size.w + slack and 0.8 * size.h <= long_ <= 1.25 * size.h + slack):
         return None
     if area < 0.72 * rw * rh:
         return None
@@ -296,8 +287,11 @@ def _split_row(comp: Mask, x0: int, y0: int, size: TileSize) -> list[TileBlob] |
         pitch = size.w + size.gap if cat == _UP else size.h + size.gap
         k = max(1, round((length + size.gap) / pitch))
         step = length / k
-        for i in range(k):
-            a, b = round(start + i * step), round(start + (i + 1) * step)
+        for i in range(k):  # extents in px, a pixel's centre at its index
+            lo, hi = start - 0.5 + i * step, start - 0.5 + (i + 1) * step
+            a, b = max(start, round(lo + 0.5)), min(end, round(hi + 0.5))
+            if b <= a:
+                return None
             cols = comp[:, a:b] > 0
             rows = np.flatnonzero(cols.any(axis=1))
             if rows.size == 0:
@@ -306,23 +300,39 @@ def _split_row(comp: Mask, x0: int, y0: int, size: TileSize) -> list[TileBlob] |
             fill = float(cols[top:bottom].mean())
             if fill < 0.7:
                 return None
+            cx, along = x0 + (lo + hi) / 2, hi - lo
+            upper, lower = top - 0.5, bottom - 0.5
             if cat == _STACK:
-                mid = (top + bottom) / 2
-                for yc in ((top + mid) / 2, (mid + bottom) / 2):
-                    out.append(TileBlob(x0 + (a + b) / 2, y0 + yc, b - a, (bottom - top) / 2, 0.0, True))
+                mid = (upper + lower) / 2
+                for yc in ((upper + mid) / 2, (mid + lower) / 2):
+                    out.append(TileBlob(cx, y0 + yc, along, (lower - upper) / 2, 0.0, True))
             else:
-                out.append(TileBlob(x0 + (a + b) / 2, y0 + (top + bottom) / 2, b - a, bottom - top, 0.0, cat == _SIDE))
+                out.append(TileBlob(cx, y0 + (upper + lower) / 2, along, lower - upper, 0.0, cat == _SIDE))
     return out
 
 
-def segment(mask: Mask, size: TileSize, *, split_rows: bool = False) -> ZoneTiles:
+def segment(
+    mask: Mask,
+    size: TileSize,
+    *,
+    split_rows: bool = False,
+    strips: SideStrips | None = None,
+    standing: bool = False,
+) -> ZoneTiles:
     """Explain the foreground ``mask`` of a zone as tiles.
 
     Args:
         mask: foreground mask of the zone image (255 = not felt).
         size: tile size in zone pixels.
         split_rows: the zone holds rows of tiles that may touch across rows (the pond).
+        strips: where the tiles' sides show (the zone warped on the plane of the tops): blobs may be longer by
+            a strip, and each tile found is trimmed back to its top (:func:`vision.pipeline.sides.trim_to_top`).
+        standing: the zone is where the standing hand is (and where it is laid face up after a win): every
+            tile lying there lies upright, so a component less deep than an upright tile's top is the standing
+            hand (its tiles' top ends and backs), neither tiles nor an occluder.
     """
+    slack = max(strips.extent(mask.shape)) if strips is not None else 0.0
+
     eroded = cv2.erode(mask, np.ones((3, 3), np.uint8))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(eroded, connectivity=4)
     tiles: list[TileBlob] = []
@@ -332,31 +342,133 @@ def segment(mask: Mask, size: TileSize, *, split_rows: bool = False) -> ZoneTile
         x, y, w, h, area = (int(v) for v in stats[label])
         if area < min_area:
             continue
+        if standing and h < (size.w + size.h) / 2 + (0.7 * abs(strips.at(x + w / 2, y)[1]) if strips else 0.0):
+            continue  # the standing hand
         comp = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
         if area > 1.5 * size.w * size.h and _border_contact(comp, x, y, eroded.shape) > 0.5 * size.w:
             occluded = True  # an arm reaching in from outside the zone
             break
         if min(w, h) + 2 < 0.75 * size.w:
             continue  # a thin strip: standing tiles seen from above, a tile edge at the zone border
-        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        points = (np.concatenate(contours).reshape(-1, 2) + np.array([x, y])).astype(np.int32)
-        single = _single(points, area, TileSize(size.w - 2, size.h - 2, size.gap))
-        if single is not None:
-            tiles.append(single)
-            continue
-        bands = [(0, h)]
-        if split_rows and h > 1.5 * size.h:
-            n_rows = max(1, round((h + size.gap) / (size.h + size.gap)))
-            bands = [(round(i * h / n_rows), round((i + 1) * h / n_rows)) for i in range(n_rows)]
-        for top, bottom in bands:
-            row = _split_row(comp[top:bottom], x, y + top, TileSize(size.w - 2, size.h - 2, size.gap + 2))
-            if row is None:
-                occluded = True
-                break
-            tiles.extend(row)
-        if occluded:
+        found = _explain(comp, x, y, _Context(size, strips, split_rows, slack))
+        if found is None:
+            occluded = True
             break
-    return ZoneTiles(tuple(_grow(t) for t in tiles), occluded)
+        tiles.extend(found)
+    grown = [_grow(t) for t in tiles]
+    if strips is not None:
+        grown = [trim_to_top(t, strips, size) for t in grown]
+    return ZoneTiles(tuple(grown), occluded)
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """How one zone's components are explained (see :func:`segment`)."""
+
+    size: TileSize
+    strips: SideStrips | None
+    split_rows: bool
+    slack: float
+
+
+def _explain(comp: Mask, x: int, y: int, ctx: _Context, depth: int = 0) -> list[TileBlob] | None:
+    """A component (its own 0/1 mask, eroded by a pixel each side, offset ``x, y`` in the zone) as tiles: a
+    single tile; else tiles touching only at a corner or over a thin bridge, each part explained in turn
+    (:func:`_parts`); else a row (rows, in the pond) of touching tiles; None when it is not tiles."""
+    size = ctx.size
+    shrunk = TileSize(size.w - 2, size.h - 2, size.gap)
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    points = (np.concatenate(contours).reshape(-1, 2) + np.array([x, y])).astype(np.int32)
+    single = _single(points, int(comp.sum()), shrunk, ctx.slack)
+    if single is not None:
+        return [single]
+    parts = _parts(comp, size) if depth < 2 else None
+    if parts is not None:
+        tiles: list[TileBlob] = []
+        for part, px, py in parts:
+            found = _explain(part, x + px, y + py, ctx, depth + 1)
+            if found is None:
+                break
+            tiles.extend(found)
+        else:
+            return tiles
+    h = comp.shape[0]
+    bands = [(0, h)]
+    if ctx.split_rows and h > 1.5 * size.h:
+        n_rows = max(1, round((h + size.gap) / (size.h + size.gap)))
+        bands = [(round(i * h / n_rows), round((i + 1) * h / n_rows)) for i in range(n_rows)]
+    out: list[TileBlob] = []
+    for top, bottom in bands:
+        band = comp[top:bottom]
+        if ctx.strips is None:
+            row = _split_row(band, x, y + top, TileSize(size.w - 2, size.h - 2, size.gap + 2))
+        else:
+            row = explain_row(band, x, y + top, size, ctx.strips, upright_only=ctx.split_rows)
+        if row is None and ctx.split_rows:
+            row = _peel_row(band, x, y + top, ctx)
+        if row is None:
+            return None
+        out.extend(row)
+    return out
+
+
+def _peel_row(band: Mask, x: int, y: int, ctx: _Context) -> list[TileBlob] | None:
+    """A pond row (0/1 mask, eroded, offset ``x, y``) of upright tiles with one tile out of line (knocked
+    against a neighbour, touching it through the side seen between them): upright tiles are peeled off both
+    ends while a tile-sized box there is full, and what is left between them must be one single tile, at
+    whatever angle.  None when the row is not so."""
+    w, h, gap = ctx.size.w - 2, ctx.size.h - 2, ctx.size.gap + 2
+    cols = np.flatnonzero(band.any(axis=0))
+    if cols.size == 0:
+        return None
+    left, right = int(cols[0]), int(cols[-1]) + 1
+    tiles: list[TileBlob] = []
+
+    def upright(a: int) -> TileBlob | None:
+        b = a + round(w)
+        rows = np.flatnonzero(band[:, a:b].mean(axis=1) >= 0.9)
+        if b > band.shape[1] or rows.size < 0.9 * h:
+            return None
+        top, bottom = int(rows[0]), int(rows[-1]) + 1
+        if float(band[top:bottom, a:b].mean()) < 0.9:
+            return None
+        return TileBlob(x + (a + b - 1) / 2, y + (top + bottom - 1) / 2, float(b - a), float(bottom - top), 0.0, False)
+
+    while right - left > 1.5 * w and (tile := upright(left)) is not None:
+        tiles.append(tile)
+        left += round(w + gap)
+    while right - left > 1.5 * w and (tile := upright(right - round(w))) is not None:
+        tiles.append(tile)
+        right -= round(w + gap)
+    rest = np.ascontiguousarray(band[:, max(0, left - 1) : right + 1])
+    if int(rest.sum()) < 0.25 * w * h:
+        return tiles or None
+    contours, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    points = (np.concatenate(contours).reshape(-1, 2) + np.array([x + max(0, left - 1), y])).astype(np.int32)
+    single = _single(points, int(rest.sum()), TileSize(w, h, ctx.size.gap), ctx.slack)
+    return None if single is None or not tiles else [*tiles, single]
+
+
+def _parts(comp: Mask, size: TileSize) -> list[tuple[Mask, int, int]] | None:
+    """The pieces of a component (0/1 mask) that touch only at a corner or over a thin bridge (a tile knocked
+    against its neighbour, a side strip or a shadow closing a gap): eroded once or twice more it falls apart
+    into cores of at least a quarter tile; each grown back inside the component, cut to its box, with its
+    offset.  None when it does not fall apart so."""
+    kernel = np.ones((3, 3), np.uint8)
+    for k in (1, 2):
+        cores = cv2.erode(comp, kernel, iterations=k)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
+        big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 0.25 * size.w * size.h]
+        if len(big) < 2:
+            continue
+        out: list[tuple[Mask, int, int]] = []
+        for i in big:
+            core = np.asarray(labels == i, np.uint8)
+            region = np.asarray(cv2.bitwise_and(cv2.dilate(core, kernel, iterations=k), comp), np.uint8)
+            bx, by, bw, bh = cv2.boundingRect(region)
+            out.append((np.ascontiguousarray(region[by : by + bh, bx : bx + bw]), bx, by))
+        return out
+    return None
 
 
 def _border_contact(comp: Mask, x: int, y: int, shape: tuple[int, ...]) -> int:

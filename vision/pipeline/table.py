@@ -2,7 +2,10 @@
 
 Per frame: keep the ArUco calibration (re-checked every ``recheck_every`` frames), reject a blurred frame
 (variance of the Laplacian over the table markers against the recent median), warp every seat's zones
-upright, segment tiles (an occluded zone is skipped for the frame), classify all crops in one batch, read
+upright on the plane of the tiles' tops (``TableGeometry.tile_thickness_mm`` above the felt, through the
+camera's place estimated at calibration: a top is then where its tile lies, and its sides show as strips
+toward the camera's nadir, see :mod:`vision.pipeline.sides`), segment tiles (an occluded zone is skipped
+for the frame), classify all crops in one batch, read
 pond slots, melds and the shown hand, and debounce each reading over ``stable_frames`` frames before an
 event is emitted.  Tiles already reported that are read again in place (the camera was bumped and
 recalibrated) vote on with their earlier reads, and a meld or shown hand is reported once until its slot
@@ -25,11 +28,22 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classifier import OnnxTileClassifier, Prediction, TileClassifier
-from vision.pipeline.calibration import CalibrationCache, CalibrationError
+from vision.pipeline.calibration import Calibration, CalibrationCache, CalibrationError
+from vision.pipeline.camera_model import DEFAULT_HFOV_DEG
 from vision.pipeline.events import VisionEvent, make_event
-from vision.pipeline.segmentation import TileBlob, TileSize, crop_from_frame, felt_ab, foreground_mask, segment
+from vision.pipeline.segmentation import (
+    Mask,
+    TileBlob,
+    TileSize,
+    ZoneTiles,
+    crop_from_frame,
+    felt_ab,
+    foreground_mask,
+    segment,
+)
+from vision.pipeline.sides import SideStrips
 from vision.pipeline.tracking import EMPTY, Commit, SlotTracker
-from vision.pipeline.zones import DEFAULT_GEOMETRY, TableGeometry, Zone
+from vision.pipeline.zones import DEFAULT_GEOMETRY, TableGeometry, Zone, seat_affine
 from vision.scene import BACK, claimed_from_index
 
 LOGGER = logging.getLogger(__name__)
@@ -148,6 +162,8 @@ class TablePipeline:
             averaged).  ``None``: 4 for ``OnnxTileClassifier`` (trained on all four turns), else 1.
         vote_frames: frames a new tile is classified in, its answer being the mean of those reads (then
             reused while the tile stays unchanged).  ``None``: ``stable_frames``; 1 = first read only.
+        hfov_deg: the camera's horizontal field of view, degrees: with the markers it places the camera, for
+            the plane of the tiles' tops (:mod:`vision.pipeline.camera_model`).
     """
 
     def __init__(
@@ -163,6 +179,7 @@ class TablePipeline:
         crop_margin: float | None = None,
         rotations: int | None = None,
         vote_frames: int | None = None,
+        hfov_deg: float = DEFAULT_HFOV_DEG,
     ) -> None:
         onnx = isinstance(classifier, OnnxTileClassifier)
         if crop_margin is None:
@@ -178,7 +195,12 @@ class TablePipeline:
         self.threshold = confidence_threshold
         self.ppm = px_per_mm
         self.blur_ratio = blur_ratio
-        self.calibration = CalibrationCache(geometry, recheck_every=recheck_every)
+        self.calibration = CalibrationCache(geometry, recheck_every=recheck_every, hfov_deg=hfov_deg)
+        #: the calibration the tops' homography and the zones' side strips were computed for
+        self._planes_of: Calibration | None = None
+        self._tops = np.eye(3)
+        self._strips: dict[Zone, SideStrips | None] = {}
+        self._on_felt: dict[Zone, Mask] = {}
         self.tracker = SlotTracker(stable_frames, unsettled_frames=4 * stable_frames)
         self.size = TileSize(geometry.tile_w_mm * px_per_mm, geometry.tile_h_mm * px_per_mm, geometry.tile_gap_mm)
         self._felt: tuple[float, float] | None = None
@@ -200,8 +222,36 @@ class TablePipeline:
         step = 4.0
         zone_to_table = np.array([[step, 0, -half], [0, step, -half], [0, 0, 1.0]])
         n = round(2 * half / step)
-        small = cv2.warpPerspective(frame, cal.table_to_image @ zone_to_table, (n, n), flags=cv2.WARP_INVERSE_MAP)
+        felt = cal.plane_to_image(0.0)
+        small = cv2.warpPerspective(frame, felt @ zone_to_table, (n, n), flags=cv2.WARP_INVERSE_MAP)
         return felt_ab(np.asarray(small, dtype=np.uint8))
+
+    def _tops_homography(self) -> npt.NDArray[np.float64]:
+        """Table mm on the plane of the tiles' tops -> frame px, for the current calibration; the zones' side
+        strips are recomputed with it."""
+        cal = self.calibration.calibration
+        if cal is None:
+            raise CalibrationError("not calibrated")
+        if cal is not self._planes_of:
+            g = self.geometry
+            self._tops = cal.plane_to_image(g.tile_thickness_mm)
+            self._strips = {}
+            self._on_felt = {zone: self._felt_seen(cal, zone) for zone in self._zones}
+            for zone in self._zones:
+                flat = cal.camera_mm is None or g.tile_thickness_mm <= 0
+                self._strips[zone] = (
+                    None
+                    if flat or cal.camera_mm is None
+                    else SideStrips.for_zone(
+                        zone.zone_to_table(self.ppm),
+                        cal.camera_mm[:2],
+                        cal.camera_mm[2],
+                        g.tile_thickness_mm,
+                        self.ppm,
+                    )
+                )
+            self._planes_of = cal
+        return self._tops
 
     def _blurred(self, value: float) -> bool:
         """Whether a frame of sharpness ``value`` is blurred against the recent accepted frames.  A drop that
@@ -222,12 +272,62 @@ class TablePipeline:
         self._sharp.append(value)
         return False
 
-    def warp_zone(self, frame: Image, zone: Zone) -> Image:
-        """The zone, upright as its owner sees it, at ``px_per_mm``."""
-        cal = self.calibration.calibration
-        if cal is None:
+    def _felt_seen(self, cal: Calibration, zone: Zone) -> Mask:
+        """255 where the zone image (on the plane of the tops) shows what lies on the felt, 0 where the camera's
+        ray meets the rim beyond the felt's edge, or passes through a standing hand on its way down (outside
+        the shown-hand zones, where the standing hand is looked for): seen from above the tops, the rim comes
+        inward by the tiles' parallax (6 mm at the meld row) and the standing hand's taller tiles reach out
+        over the meld row, and either would join the melds' blobs."""
+        g = self.geometry
+        w, h = zone.size_px(self.ppm)
+        cols, rows = np.meshgrid(np.arange(w, dtype=np.float64) + 0.5, np.arange(h, dtype=np.float64) + 0.5)
+        uv = np.stack([cols, rows, np.ones_like(cols)], axis=-1) @ zone.zone_to_table(self.ppm).T
+        if cal.camera_mm is None:
+            felt = uv[..., :2]
+            rays = [felt]
+        else:  # where the ray through the top-plane point is at the felt and at the standing tiles' heights
+            nu, nv, height = cal.camera_mm
+            nadir = np.array([nu, nv])
+            t = g.tile_thickness_mm
+
+            def at(z: float) -> npt.NDArray[np.float64]:
+                return np.asarray(nadir + (uv[..., :2] - nadir) * (height - z) / (height - t), np.float64)
+
+            felt = at(0.0)
+            rays = [at(z) for z in np.linspace(0.0, g.tile_h_mm, 8)] if zone.kind != "shown" else []
+        half = g.felt_half_mm - 1.0
+        inside = (np.abs(felt[..., 0]) <= half) & (np.abs(felt[..., 1]) <= half)
+        depth = max(g.tile_thickness_mm, 15.0)  # as the simulated camera stands them
+        for seat in range(4) if zone.kind != "shown" else ():
+            to_seat = seat_affine(seat)[:2, :2].T
+            for point in rays:
+                x, y = np.moveaxis(point @ to_seat.T, -1, 0)
+                inside &= ~(
+                    (x >= g.hand_left_x_mm)
+                    & (x <= g.hand_right_x_mm)
+                    & (y >= g.hand_row_y_mm - depth)
+                    & (y <= g.hand_row_y_mm)
+                )
+        return np.asarray(inside, np.uint8) * 255
+
+    def segment_zone(self, image: Image, zone: Zone) -> ZoneTiles:
+        """The tiles in a zone image from :meth:`warp_zone` (felt colour from the last calibration, the rim
+        masked off, side strips trimmed)."""
+        if self._felt is None:
             raise CalibrationError("not calibrated")
-        matrix = cal.table_to_image @ zone.zone_to_table(self.ppm)
+        self._tops_homography()
+        mask = cv2.bitwise_and(foreground_mask(image, self._felt, size=self.size), self._on_felt[zone])
+        return segment(
+            np.asarray(mask, np.uint8),
+            self.size,
+            split_rows=zone.kind == "pond",
+            strips=self._strips.get(zone),
+            standing=zone.kind == "shown",
+        )
+
+    def warp_zone(self, frame: Image, zone: Zone) -> Image:
+        """The zone on the plane of the tiles' tops, upright as its owner sees it, at ``px_per_mm``."""
+        matrix = self._tops_homography() @ zone.zone_to_table(self.ppm)
         flags = cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR
         return np.asarray(cv2.warpPerspective(frame, matrix, zone.size_px(self.ppm), flags=flags), dtype=np.uint8)
 
@@ -253,8 +353,7 @@ class TablePipeline:
         images: dict[Zone, Image] = {}
         for zone in self._zones:
             image = self.warp_zone(frame, zone)
-            mask = foreground_mask(image, self._felt, size=self.size)
-            found = segment(mask, self.size, split_rows=zone.kind == "pond")
+            found = self.segment_zone(image, zone)
             if found.occluded:
                 occluded.append(f"{zone.seat}:{zone.kind}")
                 continue
@@ -285,12 +384,9 @@ class TablePipeline:
 
     def crop_tile(self, frame: Image, zone: Zone, blob: TileBlob) -> Image:
         """The classifier's crop of a tile found in ``zone``'s image: cut from the full-resolution frame
-        through the calibration homography (one resampling), upright, ``CROP_W`` x ``CROP_H``, with
+        through the tops' homography (one resampling), upright, ``CROP_W`` x ``CROP_H``, with
         ``crop_margin`` of felt round it."""
-        cal = self.calibration.calibration
-        if cal is None:
-            raise CalibrationError("not calibrated")
-        matrix = np.asarray(cal.table_to_image @ zone.zone_to_table(self.ppm), dtype=np.float64)
+        matrix = np.asarray(self._tops_homography() @ zone.zone_to_table(self.ppm), dtype=np.float64)
         return crop_from_frame(frame, matrix, blob, out_w=CROP_W, out_h=CROP_H, margin=self.crop_margin)
 
     def classify_crops(self, crops: list[Image]) -> list[Prediction]:

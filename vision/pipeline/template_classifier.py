@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classifier import Prediction
-from vision.pipeline.segmentation import foreground_mask, segment
 from vision.pipeline.table import TablePipeline
 from vision.pipeline.tileart import TileArt, tile_top
 from vision.scene import BACK
@@ -102,44 +101,56 @@ class TemplateClassifier:
 
 
 def learn_from_frame(
-    classifier: TemplateClassifier, pipeline: TablePipeline, frame: Image, ponds: Sequence[Sequence[str]]
+    classifier: TemplateClassifier,
+    pipeline: TablePipeline,
+    frame: Image,
+    tiles: Sequence[tuple[str, float, float]],
 ) -> int:
-    """Enroll the pond tiles of a frame whose ponds are known (per seat, in order); returns how many."""
+    """Enroll the tiles the pipeline finds in a frame whose tiles are known: ``tiles`` are (code, u, v), each
+    lying tile's code and centre in the table frame (mm, e.g. from ``SimCamera.layout``); a tile found within
+    8 mm of one of them is enrolled with its crop.  Returns how many were enrolled."""
     pipeline.process(frame, -1)  # calibrates
-    geometry = pipeline.geometry
+    centres = np.array([(u, v) for _, u, v in tiles], np.float64).reshape(-1, 2)
     crops: list[Image] = []
     codes: list[str] = []
     for zone in pipeline.geometry.all_zones():
-        if zone.kind != "pond":
-            continue
-        image = pipeline.warp_zone(frame, zone)
-        assert pipeline._felt is not None
-        found = segment(foreground_mask(image, pipeline._felt), pipeline.size, split_rows=True)
+        found = pipeline.segment_zone(pipeline.warp_zone(frame, zone), zone)
+        to_table = zone.zone_to_table(pipeline.ppm)
         for blob in found.tiles:
-            x, y = zone.x0 + blob.cx / pipeline.ppm, zone.y0 + blob.cy / pipeline.ppm
-            dists = [np.hypot(x - cx, y - cy) for cx, cy in map(geometry.pond_slot_centre, range(24))]
-            slot = int(np.argmin(dists))
-            if dists[slot] < 8.0 and slot < len(ponds[zone.seat]):
+            u, v, _ = to_table @ np.array([blob.cx, blob.cy, 1.0])
+            dists = np.hypot(centres[:, 0] - u, centres[:, 1] - v)
+            nearest = int(np.argmin(dists)) if len(dists) else -1
+            if nearest >= 0 and dists[nearest] < 8.0:
                 crops.append(pipeline.crop_tile(frame, zone, blob))
-                codes.append(ponds[zone.seat][slot])
+                codes.append(tiles[nearest][0])
     classifier.add_examples(crops, codes)
     return len(crops)
 
 
 def enrolled_template(art: TileArt, seeds: Sequence[int] = (100, 101)) -> TemplateClassifier:
-    """A template classifier enrolled on camera crops of every face, from simulated cameras with ``seeds``
-    (use seeds other than the camera under test)."""
-    from vision.scene import SeatScene, TableScene
+    """A template classifier enrolled on camera crops of every face, upright in ponds and sideways in melds
+    at every seat, from simulated cameras with ``seeds`` (use seeds other than the camera under test)."""
+    from vision.scene import SceneMeld, SeatScene, TableScene
     from vision.simcam import SimCamera
 
     classifier = TemplateClassifier(art)
     codes = all_codes()
+    faces = [c for c in codes if c != BACK]
     for seed in seeds:
         cam = SimCamera(art=art, seed=seed)
+        scenes: list[TableScene] = []
         for k in range(2):
             seq = (codes * 4)[k * 96 + seed % 7 : k * 96 + 96 + seed % 7]
-            ponds = [tuple(seq[i * 24 : (i + 1) * 24]) for i in range(4)]
-            seats = tuple(SeatScene(pond=p) for p in ponds)
-            scene = TableScene(seats=(seats[0], seats[1], seats[2], seats[3]))
-            learn_from_frame(classifier, TablePipeline(classifier), cam.render(scene), ponds)
+            seats = [SeatScene(pond=tuple(seq[i * 24 : (i + 1) * 24])) for i in range(4)]
+            scenes.append(TableScene(seats=(seats[0], seats[1], seats[2], seats[3])))
+        for k in range(0, len(faces), 12):  # pungs: every face sideways once, three melds a seat
+            melds = [
+                SceneMeld("pung", (code,) * 3, claimed_from=(i // 3 + 1 + i % 3) % 4)
+                for i, code in enumerate(faces[k : k + 12])
+            ]
+            seats = [SeatScene(melds=tuple(melds[i * 3 : (i + 1) * 3])) for i in range(4)]
+            scenes.append(TableScene(seats=(seats[0], seats[1], seats[2], seats[3])))
+        for scene in scenes:
+            tiles = [(p.code, p.u_mm, p.v_mm) for p in cam.layout(scene)]
+            learn_from_frame(classifier, TablePipeline(classifier), cam.render(scene), tiles)
     return classifier

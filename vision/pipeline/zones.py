@@ -79,8 +79,9 @@ class Zone:
 class TableGeometry:
     """Physical layout of one table model (all lengths in mm).
 
-    Defaults describe an automatic table with an 840 mm felt square, riichi-size tiles (26 x 35 mm face)
-    and four 50 mm ArUco markers (DICT_4X4_50) on the rim just outside the felt corners.
+    Defaults describe an automatic table with an 840 mm felt square, riichi-size tiles (26 x 35 mm face,
+    20 mm thick) and four 50 mm ArUco markers (DICT_4X4_50) just outside the felt corners, level with the
+    felt.
     """
 
     felt_half_mm: float = 420.0
@@ -93,6 +94,10 @@ class TableGeometry:
     marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
     tile_w_mm: float = 26.0
     tile_h_mm: float = 35.0
+    #: height of a lying tile's top above the felt (its thickness), mm; the camera reads tiles on that plane
+    tile_thickness_mm: float = 20.0
+    #: height of the markers above the felt (stuck on a raised rim), mm
+    marker_height_mm: float = 0.0
     #: gap between neighbouring tiles (pond, meld, shown hand), mm
     tile_gap_mm: float = 2.5
     #: gap between two melds, mm
@@ -144,8 +149,10 @@ class TableGeometry:
         return (x, y)
 
     def zones(self, seat: int) -> tuple[Zone, Zone, Zone]:
-        """The pond, meld and shown-hand zones of ``seat`` (margins included for knocked tiles)."""
+        """The pond, meld and shown-hand zones of ``seat`` (margins included for knocked tiles, and toward the
+        table centre for the sides of tiles the camera sees there: see :mod:`vision.pipeline.sides`)."""
         margin = 8.0
+        inward = 14.0
         half_pond = self.pond_cols * self.pond_pitch_x_mm / 2
         pond = Zone(
             seat,
@@ -159,7 +166,7 @@ class TableGeometry:
             seat,
             "melds",
             self.meld_left_x_mm,
-            self.meld_row_y_mm - 2 * self.tile_w_mm - 4.0,
+            self.meld_row_y_mm - 2 * self.tile_w_mm - self.tile_gap_mm - inward,
             self.meld_right_x_mm + 6.0,
             self.meld_row_y_mm + 6.0,
         )
@@ -167,7 +174,7 @@ class TableGeometry:
             seat,
             "shown",
             self.hand_left_x_mm,
-            self.hand_row_y_mm - self.tile_h_mm - 6.0,
+            self.hand_row_y_mm - self.tile_h_mm - inward,
             self.hand_right_x_mm,
             self.hand_row_y_mm + 4.0,
         )
