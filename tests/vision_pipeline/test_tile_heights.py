@@ -145,7 +145,7 @@ def _found_tops(cam: SimCamera, pipe: TablePipeline, scene: TableScene) -> list[
     frame = cam.render(scene)
     pipe.process(frame, 0)
     centres = np.array([(p.u_mm, p.v_mm) for p in cam.layout(scene)])
-    out = []
+    out: list[tuple[str, float]] = []
     for zone in pipe.geometry.all_zones():
         found = pipe.segment_zone(pipe.warp_zone(frame, zone), zone)
         for blob in found.tiles:
