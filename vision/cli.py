@@ -5,7 +5,9 @@
   ``{"file", "error"}`` and the others continue (exit code 1 when any file failed).
 - ``mjtable vision enroll DIR [--out FILE]``: adapt to a venue's own set from ``DIR/<code>/*.jpg``; prints
   the accuracy before/after on held-out photos and saves the adapted head (see vision.classifier.enroll).
-- ``calibrate IMAGE`` / ``watch SOURCE ...``: the pipeline's commands (``vision.pipeline.cli_support``).
+- ``calibrate IMAGE`` / ``watch SOURCE ...`` / ``capture SOURCE --out DIR``: the pipeline's commands
+  (``vision.pipeline.cli_support``); ``capture`` files the table camera's crops of a set laid out in the ponds
+  as enrollment photos.
 
 Runs in the main thread of the ``mjtable`` process.
 """
@@ -26,6 +28,7 @@ import numpy.typing as npt
 PIPELINE_COMMANDS: dict[str, tuple[str, str, str]] = {
     "calibrate": ("add_calibrate_arguments", "calibrate_main", "find the table's ArUco markers, print the calibration"),
     "watch": ("add_watch_arguments", "watch_main", "run the camera pipeline and print vision events as JSON lines"),
+    "capture": ("add_capture_arguments", "capture_main", "file crops of a set laid out in the ponds, for `enroll`"),
 }
 
 

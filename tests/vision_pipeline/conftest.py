@@ -6,12 +6,16 @@ from collections.abc import Iterable
 
 import pytest
 
+from vision.classifier import DEFAULT_MODEL_PATH
 from vision.pipeline.events import VisionEvent
 from vision.pipeline.table import FrameReport, TablePipeline
 from vision.pipeline.template_classifier import TemplateClassifier, enrolled_template
 from vision.pipeline.tileart import Cc0TileArt
 from vision.scene import TableScene
 from vision.simcam import SimCamera
+
+#: tests that run the committed ONNX classifier
+needs_model = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason=f"no committed model at {DEFAULT_MODEL_PATH}")
 
 
 @pytest.fixture(scope="session")

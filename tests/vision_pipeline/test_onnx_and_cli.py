@@ -8,16 +8,14 @@ import json
 from pathlib import Path
 
 import cv2
-import pytest
 
-from tests.vision_pipeline.conftest import Runner
-from vision.classifier import DEFAULT_MODEL_PATH, OnnxTileClassifier
+from tests.vision_pipeline.conftest import Runner, needs_model
+from vision.classifier import OnnxTileClassifier
 from vision.pipeline.cli_support import add_calibrate_arguments, add_watch_arguments, calibrate_main, watch_main
 from vision.pipeline.table import TablePipeline
 from vision.scene import SceneMeld, SeatScene, TableScene
 from vision.simcam import SimCamera
 
-needs_model = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason=f"no committed model at {DEFAULT_MODEL_PATH}")
 POND = ("1p", "9s", "4p", "1s", "6z", "2z", "0p", "7p", "3s", "8p", "5z", "9m")
 
 

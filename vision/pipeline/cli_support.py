@@ -18,7 +18,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import cv2
 import numpy as np
@@ -26,6 +26,9 @@ import numpy as np
 from vision.pipeline.calibration import CalibrationError, calibrate
 from vision.pipeline.camera_model import DEFAULT_HFOV_DEG
 from vision.pipeline.zones import DEFAULT_GEOMETRY, TableGeometry
+
+if TYPE_CHECKING:
+    from vision.sources import FrameSource
 
 
 def _add_camera_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +62,16 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
     _add_camera_arguments(parser)
 
 
+def add_capture_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="0, /dev/video2, picamera2, an image directory, a video, or sim[:STYLE]")
+    parser.add_argument("--out", type=Path, required=True, help="enrollment directory: crops go to OUT/<code>/")
+    parser.add_argument("--layout", type=Path, default=None, help="the ponds' tiles, a line a seat (default: all)")
+    parser.add_argument("--frames", type=int, default=40, help="frames to read (0: until the source ends)")
+    parser.add_argument("--every", type=int, default=5, help="keep the crops of every Nth readable frame")
+    parser.add_argument("--model", default=None, help="ONNX classifier (default: the committed model)")
+    _add_camera_arguments(parser)
+
+
 def _error(message: str, out: TextIO) -> int:
     out.write(json.dumps({"error": message}) + "\n")
     return 2
@@ -83,7 +96,7 @@ def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the pipeline over ``args.source`` and print events as JSON lines; returns exit code."""
     out = sys.stdout if out is None else out  # looked up per call: pytest and callers swap sys.stdout
     from vision.pipeline.table import TablePipeline
-    from vision.sources import CameraError, FrameSource, open_source
+    from vision.sources import CameraError, open_source
 
     source: FrameSource
     try:
@@ -132,3 +145,67 @@ def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     finally:
         source.close()
     return 0
+
+
+def capture_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``mjtable vision capture``: file the crops of a laid-out set (see :mod:`vision.pipeline.capture`) as
+    enrollment photos; a JSON line per frame read and a summary line; returns the exit code."""
+    out = sys.stdout if out is None else out  # looked up per call: pytest and callers swap sys.stdout
+    from mjtable.tiles import NotationError
+    from vision.pipeline.capture import DEFAULT_LAYOUT, Capture, parse_layout
+    from vision.pipeline.table import TablePipeline
+    from vision.sources import CameraError, open_source
+
+    try:
+        layout = parse_layout(args.layout.read_text() if args.layout else DEFAULT_LAYOUT)
+    except (OSError, NotationError) as exc:
+        return _error(f"layout: {exc}", out)
+    source: FrameSource
+    try:
+        if str(args.source).startswith("sim"):
+            source = _simulated_layout(str(args.source), layout, args)
+        else:
+            source = open_source(str(args.source))
+    except (CameraError, OSError, ValueError) as exc:
+        return _error(str(exc), out)
+    try:
+        from vision.classifier import ModelError, OnnxTileClassifier
+
+        classifier = OnnxTileClassifier.load(args.model, threads=1)
+    except (ImportError, ModelError) as exc:
+        source.close()
+        return _error(f"no tile classifier: {exc}", out)
+    pipe = TablePipeline(classifier, _geometry(args), hfov_deg=args.hfov)
+    capture = Capture(pipe, layout, args.out)
+    read = 0
+    try:
+        while not args.frames or read < args.frames:
+            frame = source.read()
+            if frame is None:
+                break
+            read += 1
+            if (read - 1) % max(1, args.every):
+                pipe.process(frame.image, frame.frame_id)  # keeps the calibration and blur gate current
+                continue
+            out.write(json.dumps(capture.take(frame.image, frame.frame_id)) + "\n")
+            out.flush()
+    except (CameraError, OSError) as exc:
+        return _error(str(exc), out)
+    finally:
+        source.close()
+    out.write(json.dumps({"frames": read, **capture.summary()}) + "\n")
+    return 0
+
+
+def _simulated_layout(spec: str, layout: tuple[tuple[str, ...], ...], args: argparse.Namespace) -> FrameSource:
+    """``sim`` or ``sim:STYLE``: the simulated camera showing the layout in the CC0 artwork or a synthetic style
+    (``vision.synth``), turned a little between frames."""
+    from vision.pipeline.tileart import Cc0TileArt, SynthTileArt, TileArt
+    from vision.scene import SeatScene, TableScene
+    from vision.simcam import SimCamera, SimulatedSource
+
+    style = spec.partition(":")[2]
+    art: TileArt = SynthTileArt(style=style) if style else Cc0TileArt()
+    cam = SimCamera(_geometry(args), art=art, seed=1, hfov_deg=args.hfov)
+    scene = TableScene(seats=tuple(SeatScene(pond=pond, hand_size=0) for pond in layout))  # type: ignore[arg-type]
+    return SimulatedSource(cam, lambda: scene, frames=args.frames or 40)

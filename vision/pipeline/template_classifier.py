@@ -108,23 +108,14 @@ def learn_from_frame(
 ) -> int:
     """Enroll the tiles the pipeline finds in a frame whose tiles are known: ``tiles`` are (code, u, v), each
     lying tile's code and centre in the table frame (mm, e.g. from ``SimCamera.layout``); a tile found within
-    8 mm of one of them is enrolled with its crop.  Returns how many were enrolled."""
+    8 mm of one of them is enrolled with its crop (:func:`vision.pipeline.capture.known_crops`).  Returns how
+    many were enrolled."""
+    from vision.pipeline.capture import known_crops
+
     pipeline.process(frame, -1)  # calibrates
-    centres = np.array([(u, v) for _, u, v in tiles], np.float64).reshape(-1, 2)
-    crops: list[Image] = []
-    codes: list[str] = []
-    for zone in pipeline.geometry.all_zones():
-        found = pipeline.segment_zone(pipeline.warp_zone(frame, zone), zone)
-        to_table = zone.zone_to_table(pipeline.ppm)
-        for blob in found.tiles:
-            u, v, _ = to_table @ np.array([blob.cx, blob.cy, 1.0])
-            dists = np.hypot(centres[:, 0] - u, centres[:, 1] - v)
-            nearest = int(np.argmin(dists)) if len(dists) else -1
-            if nearest >= 0 and dists[nearest] < 8.0:
-                crops.append(pipeline.crop_tile(frame, zone, blob))
-                codes.append(tiles[nearest][0])
-    classifier.add_examples(crops, codes)
-    return len(crops)
+    found = known_crops(pipeline, frame, tiles)
+    classifier.add_examples([crop for _, crop, _ in found], [code for code, _, _ in found])
+    return len(found)
 
 
 def enrolled_template(art: TileArt, seeds: Sequence[int] = (100, 101)) -> TemplateClassifier:
