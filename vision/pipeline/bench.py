@@ -179,6 +179,56 @@ def calibration(seeds: range, frames: int = 60) -> dict[str, Any]:
     }
 
 
+def _layout_scene(layout: tuple[tuple[str, ...], ...]) -> TableScene:
+    seats = tuple(SeatScene(pond=pond, hand_size=0) for pond in layout)
+    return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]))
+
+
+def table_enrollment(style: str = "cn-dark", poses: int = 3) -> dict[str, Any]:
+    """A venue's set unlike the training styles (``vision.synth`` ``style``, one fixed set) on the simulated
+    table, read by the pipeline before and after enrolling the crops ``mjtable vision capture`` files from the
+    table's own camera (the default layout, ``poses`` camera poses: that many photos per face), scored on
+    another camera with the classes laid out in another order over all four ponds."""
+    from vision.classifier import OnnxTileClassifier, enroll
+    from vision.pipeline.capture import DEFAULT_LAYOUT, known_crops, layout_tiles, parse_layout
+    from vision.pipeline.tileart import SynthTileArt
+
+    clf = OnnxTileClassifier.load(threads=THREADS)
+    art = SynthTileArt(style=style, seed=5)
+    layout = parse_layout(DEFAULT_LAYOUT)
+    cam, pipe = SimCamera(art=art, seed=21), TablePipeline(clf)
+    photos: dict[str, list[Image]] = {}
+    for pose in range(poses):
+        if pose:
+            cam.bump(*((8.0, -6.0), (-7.0, 5.0), (5.0, 7.0), (-6.0, -8.0))[(pose - 1) % 4])
+        frame = cam.render(_layout_scene(layout))
+        pipe.process(frame, pose)  # calibrates, and recalibrates after a bump
+        for code, crop, _ in known_crops(pipe, frame, layout_tiles(pipe.geometry, layout)):
+            photos.setdefault(code, []).append(crop)
+    codes = [c for pond in layout for c in pond][::-1]
+    spread = tuple(tuple(codes[i::4]) for i in range(4))
+    test_cam, test_pipe = SimCamera(art=art, seed=22), TablePipeline(clf)
+    frame = test_cam.render(_layout_scene(spread))
+    test_pipe.process(frame, 0)
+    found = known_crops(test_pipe, frame, layout_tiles(test_pipe.geometry, spread))
+    crops, truth = [crop for _, crop, _ in found], [code for code, _, _ in found]
+    adapted = TablePipeline(clf.with_enrollment(enroll.build(clf, photos)))
+
+    def accuracy(pipeline: TablePipeline) -> float:
+        return round(
+            float(np.mean([p.code == t for p, t in zip(pipeline.classify_crops(crops), truth, strict=True)])), 4
+        )
+
+    return {
+        "style": style,
+        "photos_per_face": poses,
+        "faces_enrolled": len(photos),
+        "reads": len(crops),
+        "accuracy_before": accuracy(test_pipe),
+        "accuracy_after": accuracy(adapted),
+    }
+
+
 def main() -> int:
     print(json.dumps(bench_pipeline()))
     return 0
