@@ -34,7 +34,8 @@ import numpy as np
 import numpy.typing as npt
 
 from mjtable.tiles import ALL_CODES, NotationError
-from vision.synth import faces
+from vision.synth import faces, surface
+from vision.synth.flowers import draw_flower
 from vision.synth.glyphs import Canvas, Colour, FontMissingError, font_available, paint_glyph
 
 Image = npt.NDArray[np.uint8]
@@ -137,32 +138,54 @@ def _body_colour(rng: np.random.Generator, style: str) -> Colour:
 
 
 def _body(rng: np.random.Generator, colour: Colour) -> tuple[Canvas, tuple[int, int, int, int]]:
-    """Tile body at drawing scale: a rim in a darker shade around a lighter face; returns (canvas, face box)."""
+    """Tile body at drawing scale (some sets with a border line in a darker shade); returns (canvas, face box)."""
     h, w = TILE_H * _SCALE, TILE_W * _SCALE
-    rim = np.asarray(colour, np.float32) * rng.uniform(0.72, 0.88)
     canvas = np.empty((h, w, 3), np.float32)
-    canvas[:] = rim
+    canvas[:] = colour
     m = int(rng.uniform(0.02, 0.06) * w)
-    cv2.rectangle(canvas, (m, m), (w - m, h - m), colour, -1)
+    if rng.random() < 0.4:
+        canvas[:] = np.asarray(colour, np.float32) * rng.uniform(0.8, 0.95)
+        cv2.rectangle(canvas, (m, m), (w - m, h - m), colour, -1)
     # sets differ in how much of the face the engraving covers: from nearly all of it to a wide ivory border
     pad = m + int(rng.uniform(0.0, 0.1) * w)
     jx, jy = rng.integers(-3, 4, 2)
     return canvas, (pad + int(jx), pad + int(jy), w - 2 * pad, h - 2 * pad)
 
 
-def _finish(canvas: Canvas) -> Image:
-    small = cv2.resize(canvas, (TILE_W, TILE_H), interpolation=cv2.INTER_AREA)
+def _finish(canvas: Canvas, body: Canvas, rng: np.random.Generator, *, raised: bool = False) -> Image:
+    """The painted tile (``canvas``) as a photographed one: ``canvas - body`` is the ink; it may be worn, bled
+    or misregistered; the body gets a faint texture; the marks become engraved grooves (``raised``: embossed)
+    lit by one lamp, which also shades the rounded bevel round the top; then down to TILE_H x TILE_W."""
+    light = surface.Light.random(rng)
+    ink = canvas - body
+    a = np.abs(ink)
+    marks = np.clip(np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2]) / 40.0, 0.0, 1.0)
+    out = body.copy()
+    surface.texture(out, rng, amount=rng.uniform(0.004, 0.025))
+    out += surface.wear_ink(ink, rng)
+    if rng.random() < 0.85:
+        surface.relief(out, marks, light, depth=rng.uniform(0.3, 1.5), raised=raised)
+    w = out.shape[1]
+    surface.bevel(
+        out,
+        light,
+        width=rng.uniform(0.03, 0.09) * w,
+        radius=surface.CORNER_RADIUS * w,
+        gloss=rng.uniform(0.0, 0.7),
+    )
+    small = cv2.resize(out, (TILE_W, TILE_H), interpolation=cv2.INTER_AREA)
     return np.asarray(np.clip(small, 0, 255).astype(np.uint8), dtype=np.uint8)
 
 
 def _render_back(rng: np.random.Generator) -> Image:
     colour = _jitter(rng, _BACKS[int(rng.integers(len(_BACKS)))], 12)
     canvas, _ = _body(rng, colour)
+    body = canvas.copy()
     if rng.random() < 0.4:  # a few sets have a faint embossed pattern or logo on the back
         h, w = canvas.shape[:2]
         shade = tuple(c * 0.85 for c in colour)
         cv2.circle(canvas, (w // 2, h // 2), w // 5, shade, 3)
-    return _finish(canvas)
+    return _finish(canvas, body, rng, raised=True)
 
 
 @lru_cache(maxsize=64)
@@ -198,12 +221,14 @@ def _render_cc0(code: str, rng: np.random.Generator) -> Image:
         canvas = np.empty((TILE_H * _SCALE, TILE_W * _SCALE, 3), np.float32)
         canvas[:] = _jitter(rng, (205, 228, 240), 10)
         _paste(canvas, _cc0_png("Front"), 0, 0, rng.uniform(0.9, 1.1, 3).astype(np.float32))
+        body = canvas.copy()
         _paste(canvas, _cc0_png(name), 0, 0, hue)
-        return _finish(canvas)
+        return _finish(canvas, body, rng)
     canvas, box = _body(rng, _body_colour(rng, "cc0"))
+    body = canvas.copy()
     if suit == "f":
-        faces.draw_flower(canvas, box, rank, _ink(rng), "noto-sans", rng=rng)
-        return _finish(canvas)
+        draw_flower(canvas, box, rank, _ink(rng), "noto-sans", rng=rng)
+        return _finish(canvas, body, rng)
     name = _HONOR_FILES[rank - 1] if suit == "z" else f"{_SUIT_FILES[suit]}{'5-Dora' if rank == 0 else rank}"
     art = _cc0_png(name)
     x, y, w, h = box
@@ -211,7 +236,7 @@ def _render_cc0(code: str, rng: np.random.Generator) -> Image:
     s = rng.uniform(1.0, 1.2)
     art = np.asarray(cv2.resize(art, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA), np.float32)
     _paste(canvas, art, x - (art.shape[1] - w) // 2, y - (art.shape[0] - h) // 2, hue)
-    return _finish(canvas)
+    return _finish(canvas, body, rng)
 
 
 def _symbola_char(code: str) -> str:
@@ -238,6 +263,7 @@ def _one_ink(rng: np.random.Generator, red_five: bool) -> faces.Ink:
 
 def _render_symbola(code: str, rng: np.random.Generator) -> Image:
     canvas, box = _body(rng, _body_colour(rng, "symbola"))
+    body = canvas.copy()
     ink = _one_ink(rng, code[0] == "0") if rng.random() < ONE_INK_P else _ink(rng)
     suit = code[1]
     if code[0] == "0":
@@ -250,12 +276,13 @@ def _render_symbola(code: str, rng: np.random.Generator) -> Image:
     # Symbola draws its own tile outline around the face: let it overhang the face box a little
     grow = int(0.08 * w)
     paint_glyph(canvas, "symbola", _symbola_char(code), (x - grow, y - grow, w + 2 * grow, h + 2 * grow), colour)
-    return _finish(canvas)
+    return _finish(canvas, body, rng)
 
 
 def _render_chinese(code: str, style: str, rng: np.random.Generator) -> Image:
     font = _CN_FONTS[style]
     canvas, box = _body(rng, _body_colour(rng, style))
+    body = canvas.copy()
     ink = _light_ink(rng) if style == "cn-dark" else _ink(rng, dark=style == "cn-ming")
     rank, suit = int(code[0]), code[1]
     red = rank == 0
@@ -274,8 +301,8 @@ def _render_chinese(code: str, style: str, rng: np.random.Generator) -> Image:
     elif suit == "z":
         faces.draw_honour(canvas, box, rank, ink, font, rng=rng)
     else:
-        faces.draw_flower(canvas, box, rank, ink, font, rng=rng)
-    return _finish(canvas)
+        draw_flower(canvas, box, rank, ink, font, rng=rng)
+    return _finish(canvas, body, rng)
 
 
 def render_tile_face(code: str, *, style: str | None = None, rng: np.random.Generator) -> Image:
