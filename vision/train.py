@@ -1,26 +1,33 @@
 """Train the tile classifier on synthetic tiles and export it to ONNX (needs torch: the ``train`` extra).
 
-One command reproduces the committed model (about 25 minutes on 2 busy CPU threads)::
+One command reproduces the committed model (about 14 minutes on the 2 cores of the shared build machine)::
 
     /work/train-venv/bin/python -m vision.train --out vision/models
 
 The data is generated on the fly: a pool of rendered faces (``vision.synth.render``, every installed training
-style, several random per-set variations of each class), each sample a fresh camera-like augmentation
-(``vision.synth.augment``).  The network is a small CNN (6 conv+BN+ReLU blocks, global average pooling, a
-96-d embedding and a linear head over ``CLASSES``).  The ONNX file has two outputs, ``logits`` and
-``embedding``; the head's weights are also saved as ``tile_classifier.head.npz`` (venue enrollment
-fine-tunes them on the embeddings of the venue's photos).  The metadata JSON records classes, input size, normalisation,
-seed, recipe, training time and the held-out accuracy per style measured on freshly rendered tiles (new
-seed) with the same augmentation, plus the accuracy on the style held out of training.
+style, several random per-set variations of each class), each placed on the table and filmed twice per step
+(``vision.synth.augment.augment_views``: repeated augmentation) in a batch-maker process while this one
+trains.  The network is a small CNN (6 conv+BN+ReLU blocks in three stages of ``--widths`` channels, global
+average pooling, a 96-d embedding and a linear head over ``CLASSES``), trained under bfloat16 autocast with
+float32 weights.  The ONNX file has two outputs, ``logits`` and ``embedding``; the head's weights are also saved
+as ``tile_classifier.head.npz`` (venue enrollment fine-tunes them on the embeddings of the venue's photos).  The
+metadata JSON records classes, input size, normalisation, seed, recipe, training time and the held-out accuracy
+per style measured on freshly rendered tiles (new seed) with the same augmentation, plus the accuracy on the
+styles held out of training.
 
-Runs in the main thread of its own process; uses ``--threads`` torch threads.
+Every batch is a function of ``--seed`` and its step alone, and one torch thread reduces in a fixed order, so a
+rerun on the same machine and torch build gives the same weights.  Runs in the main thread of its own process
+(``--threads`` torch threads) plus ``--workers`` spawned batch-maker processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import time
+from collections import deque
+from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -28,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.synth.augment import augment
+from vision.synth.augment import augment, augment_views, working_scale
 from vision.synth.render import CLASSES, HELD_OUT_STYLES, ONE_INK_P, available_styles, render_tile_face
 
 INPUT_SIZE = 48
@@ -37,6 +44,8 @@ STD = 0.25
 EMBED_DIM = 96
 #: the linear head's weights, saved next to the ONNX file (logits = embedding @ weight.T + bias)
 HEAD_FILE = "tile_classifier.head.npz"
+#: steps between the reuses of a chunk of samples under data echoing (``--echo``)
+ECHO_GAP = 7
 
 Batch = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]
 
@@ -48,27 +57,116 @@ def preprocess(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
 
 
 def face_pool(styles: tuple[str, ...], variants: int, seed: int) -> list[list[npt.NDArray[np.uint8]]]:
-    """For each class index, ``variants`` renders in every style (backs: ``variants * len(styles)`` renders)."""
+    """For each class index, ``variants`` renders in every style (backs: ``variants * len(styles)`` renders),
+    kept at the augmentation's working scale for INPUT_SIZE crops (``working_scale``: resized once here)."""
     rng = np.random.default_rng(seed)
-    return [[render_tile_face(code, style=s, rng=rng) for s in styles for _ in range(variants)] for code in CLASSES]
+
+    def face(code: str, style: str) -> npt.NDArray[np.uint8]:
+        small = working_scale(render_tile_face(code, style=style, rng=rng), INPUT_SIZE)
+        return np.asarray(np.clip(np.rint(small), 0, 255).astype(np.uint8), dtype=np.uint8)
+
+    return [[face(code, s) for s in styles for _ in range(variants)] for code in CLASSES]
 
 
-def make_batch(pool: list[list[npt.NDArray[np.uint8]]], n: int, rng: np.random.Generator, variants: int) -> Batch:
+def make_batch(
+    pool: list[list[npt.NDArray[np.uint8]]], n: int, rng: np.random.Generator, variants: int, views: int = 1
+) -> Batch:
     """``n`` augmented samples with uniformly drawn classes; two faces of the same style (pool entries come in
-    runs of ``variants`` per style) are offered as pond neighbours."""
-    labels = rng.integers(len(CLASSES), size=n)
+    runs of ``variants`` per style) are offered as pond neighbours.  ``views`` > 1 (repeated augmentation):
+    ``n // views`` placements on the table, each filmed ``views`` times (``augment_views``)."""
+    scenes = max(1, n // views)
+    labels = rng.integers(len(CLASSES), size=scenes)
     crops = []
     for y in labels:
         i = int(rng.integers(len(pool[y])))
         style_start = (i // variants) * variants
         near = [pool[int(rng.integers(len(pool)))][style_start + int(rng.integers(variants))] for _ in range(2)]
         near = [f for f in near if f.shape == pool[y][i].shape]
-        crops.append(augment(pool[y][i], rng, INPUT_SIZE, neighbours=near))
-    return preprocess(crops), labels.astype(np.int64)
+        if views > 1:
+            crops.extend(augment_views(pool[y][i], rng, INPUT_SIZE, neighbours=near, views=views))
+        else:
+            crops.append(augment(pool[y][i], rng, INPUT_SIZE, neighbours=near))
+    return preprocess(crops), np.repeat(labels, max(1, views)).astype(np.int64)
 
 
-def build_model() -> Any:
-    """The CNN: returns (logits, embedding) from a normalised N x 3 x 48 x 48 batch."""
+#: the face pool of a batch-maker process (rendered there by ``_worker_init``)
+_WORKER_POOL: list[list[npt.NDArray[np.uint8]]] = []
+
+
+def _worker_init(styles: tuple[str, ...], variants: int, seed: int) -> None:
+    import cv2
+
+    cv2.setNumThreads(1)  # one core per batch-maker process
+    _WORKER_POOL[:] = face_pool(styles, variants, seed)
+
+
+def _worker_batch(job: tuple[int, int, int, int, int]) -> Batch:
+    seed, step, n, variants, views = job
+    return make_batch(_WORKER_POOL, n, np.random.default_rng([seed, step]), variants, views)
+
+
+def _fresh(
+    styles: tuple[str, ...], *, steps: int, n: int, seed: int, variants: int, workers: int, views: int
+) -> Generator[Batch, None, None]:
+    """``steps`` fresh batches of ``n`` samples in order: the face pool of ``styles`` (``face_pool(styles,
+    variants, seed)``), batch ``k`` made from seed ``[seed, k]``, so the stream is the same whatever ``workers``
+    is.  ``workers`` >= 1: the pool is rendered and the batches made ahead (at most ``2 * workers + 1``) in that
+    many spawned processes (numpy and cv2 hold the GIL much of the time, so threads would not run in parallel,
+    and cv2's thread pool does not survive a fork); 0: in this process, one batch ahead on a thread."""
+    if workers <= 0:
+        pool = face_pool(styles, variants, seed)
+        with ThreadPoolExecutor(max_workers=1) as ex:
+            ahead = ex.submit(make_batch, pool, n, np.random.default_rng([seed, 0]), variants, views)
+            for step in range(steps):
+                batch = ahead.result()
+                if step + 1 < steps:
+                    rng = np.random.default_rng([seed, step + 1])
+                    ahead = ex.submit(make_batch, pool, n, rng, variants, views)
+                yield batch
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(workers, initializer=_worker_init, initargs=(styles, variants, seed)) as procs:
+        queue: deque[Any] = deque()
+        nxt = 0
+        for _ in range(steps):
+            while nxt < steps and len(queue) < 2 * workers + 1:
+                queue.append(procs.apply_async(_worker_batch, ((seed, nxt, n, variants, views),)))
+                nxt += 1
+            yield queue.popleft().get()
+
+
+def batches(
+    styles: tuple[str, ...],
+    *,
+    steps: int,
+    n: int,
+    seed: int,
+    variants: int,
+    workers: int,
+    echo: int = 1,
+    views: int = 1,
+) -> Generator[Batch, None, None]:
+    """The training batches in step order (see ``_fresh`` for the pool, seeds and ``workers``; ``views``: see
+    ``make_batch``).
+
+    ``echo`` > 1 (data echoing, when making samples costs more than training on them): step ``k`` makes only
+    ``n // echo`` fresh samples and trains on them together with the fresh samples of steps ``k - ECHO_GAP``,
+    ``k - 2 * ECHO_GAP``, ... (``echo - 1`` earlier chunks, fewer in the first steps), so every sample is seen
+    ``echo`` times, each time in other company."""
+    if echo <= 1:
+        yield from _fresh(styles, steps=steps, n=n, seed=seed, variants=variants, workers=workers, views=views)
+        return
+    chunks: deque[Batch] = deque(maxlen=ECHO_GAP * (echo - 1) + 1)
+    chunk = n // echo
+    for fresh in _fresh(styles, steps=steps, n=chunk, seed=seed, variants=variants, workers=workers, views=views):
+        chunks.append(fresh)
+        parts = [chunks[-1 - j * ECHO_GAP] for j in range(echo) if j * ECHO_GAP < len(chunks)]
+        yield np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
+
+
+def build_model(widths: tuple[int, int, int] = (32, 64, 192)) -> Any:
+    """The CNN: returns (logits, embedding) from a normalised N x 3 x 48 x 48 batch.  ``widths``: channels of
+    the three stages (two conv blocks each, the first with stride 2)."""
     import torch
     from torch import nn
 
@@ -79,17 +177,18 @@ def build_model() -> Any:
     class TileNet(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
+            a, b, c = widths
             self.features = nn.Sequential(
-                block(3, 24, 2),
-                block(24, 24, 1),
-                block(24, 48, 2),
-                block(48, 48, 1),
-                block(48, 96, 2),
-                block(96, 96, 1),
+                block(3, a, 2),
+                block(a, a, 1),
+                block(a, b, 2),
+                block(b, b, 1),
+                block(b, c, 2),
+                block(c, c, 1),
                 nn.AdaptiveAvgPool2d(1),
                 nn.Flatten(),
             )
-            self.embed = nn.Sequential(nn.Linear(96, EMBED_DIM), nn.ReLU(inplace=True))
+            self.embed = nn.Sequential(nn.Linear(c, EMBED_DIM), nn.ReLU(inplace=True))
             self.head = nn.Linear(EMBED_DIM, len(CLASSES))
 
         def forward(self, x: Any) -> tuple[Any, Any]:
@@ -145,12 +244,28 @@ def save_head(model: Any, path: Path) -> None:
         np.savez(fh, weight=w, bias=b)
 
 
-def train_step(model: Any, opt: Any, sched: Any, loss_fn: Any, batch: Batch, *, step: int, t0: float) -> None:
-    """One optimiser step on a numpy batch; logs a JSON line every 100 steps."""
+def train_step(
+    model: Any,
+    opt: Any,
+    sched: Any,
+    loss_fn: Any,
+    batch: Batch,
+    *,
+    step: int,
+    t0: float,
+    waited: float,
+    bf16: bool = False,
+) -> None:
+    """One optimiser step on a numpy batch (``bf16``: forward pass under bfloat16 autocast, the weights and the
+    optimiser stay float32); logs a JSON line every 100 steps (``waited``: seconds spent so far waiting for
+    batches)."""
     import torch
 
     x, y = batch
-    logits, _ = model(torch.from_numpy(x))
+    inputs = torch.from_numpy(x).contiguous(memory_format=torch.channels_last)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        logits, _ = model(inputs)
+    logits = logits.float()
     loss = loss_fn(logits, torch.from_numpy(y))
     opt.zero_grad()
     loss.backward()
@@ -165,6 +280,7 @@ def train_step(model: Any, opt: Any, sched: Any, loss_fn: Any, batch: Batch, *, 
                     "loss": round(float(loss.detach()), 4),
                     "batch_acc": round(acc, 3),
                     "s": round(time.monotonic() - t0, 1),
+                    "wait_s": round(waited, 1),
                 }
             ),
             flush=True,
@@ -175,14 +291,27 @@ def main(argv: list[str] | None = None) -> int:
     """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("vision/models"))
-    p.add_argument("--steps", type=int, default=4000)
+    p.add_argument("--steps", type=int, default=8000)
     p.add_argument("--batch", type=int, default=96)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--variants", type=int, default=8, help="renders per class and style in the face pool")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--workers", type=int, default=1, help="batch-maker processes (0: a thread of this process)")
+    p.add_argument("--views", type=int, default=2, help="crops filmed per table placement (repeated augmentation)")
+    p.add_argument("--echo", type=int, default=1, help="times each generated sample is trained on (data echoing)")
+    p.add_argument(
+        "--bf16",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="train under bfloat16 autocast (about twice as fast on CPUs with AVX512-BF16; weights stay float32)",
+    )
+    p.add_argument("--widths", type=str, default="32,64,192", help="channels of the three conv stages")
     p.add_argument("--eval-per-class", type=int, default=8)
     args = p.parse_args(argv)
+    widths = tuple(int(v) for v in args.widths.split(","))
+    if len(widths) != 3:
+        p.error("--widths takes three channel counts, e.g. 24,48,96")
 
     import torch
 
@@ -190,23 +319,30 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     styles = available_styles()
     t0 = time.monotonic()
-    pool = face_pool(styles, args.variants, args.seed)
-    print(json.dumps({"pool": sum(len(v) for v in pool), "styles": styles, "s": round(time.monotonic() - t0, 1)}))
-    model = build_model()
+    print(json.dumps({"pool": len(CLASSES) * len(styles) * args.variants, "styles": styles}), flush=True)
+    model = build_model((widths[0], widths[1], widths[2])).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     model.train()
-    # batches are made one step ahead on a worker thread (cv2 releases the GIL); each from its own seed
-    with ThreadPoolExecutor(max_workers=1) as ex:
-        ahead = ex.submit(make_batch, pool, args.batch, np.random.default_rng([args.seed, 0]), args.variants)
-        for step in range(args.steps):
-            batch = ahead.result()
-            if step + 1 < args.steps:
-                ahead = ex.submit(
-                    make_batch, pool, args.batch, np.random.default_rng([args.seed, step + 1]), args.variants
-                )
-            train_step(model, opt, sched, loss_fn, batch, step=step, t0=t0)
+    stream = batches(
+        styles,
+        steps=args.steps,
+        n=args.batch,
+        seed=args.seed,
+        variants=args.variants,
+        workers=args.workers,
+        echo=args.echo,
+        views=args.views,
+    )
+    waited = 0.0
+    for step in range(args.steps):
+        t_wait = time.monotonic()
+        batch = next(stream)
+        waited += time.monotonic() - t_wait
+        train_step(model, opt, sched, loss_fn, batch, step=step, t0=t0, waited=waited, bf16=args.bf16)
+    stream.close()  # stops the batch-maker processes
+    model = model.to(memory_format=torch.contiguous_format)
     train_s = time.monotonic() - t0
     held_out = evaluate(model, styles, args.eval_per_class, seed=10_000 + args.seed)
     unseen = evaluate(model, HELD_OUT_STYLES, args.eval_per_class, seed=20_000 + args.seed)
@@ -242,8 +378,14 @@ def main(argv: list[str] | None = None) -> int:
             "face_variants": args.variants,
             "styles": list(styles),
             "one_ink_p": ONE_INK_P,
-            "augment": "vision.synth.augment.augment",
+            "augment": "vision.synth.augment.augment_views" if args.views > 1 else "vision.synth.augment.augment",
+            "widths": list(widths),
             "threads": args.threads,
+            "workers": args.workers,
+            "echo": args.echo,
+            "bf16_autocast": args.bf16,
+            "echo_gap": ECHO_GAP,
+            "views": args.views,
             "torch": torch.__version__,
             "export": "torch.onnx.export dynamo=False opset 17",
         },

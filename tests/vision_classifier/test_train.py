@@ -26,3 +26,26 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     clf = OnnxTileClassifier.load(tmp_path / "tile_classifier.onnx")
     logits, embeds = clf.run([np.zeros((30, 40, 3), np.uint8)] * 2)
     assert logits.shape == (2, len(CLASSES)) and embeds is not None and embeds.shape == (2, train.EMBED_DIM)
+
+
+def test_batches_are_seeded_and_echoing_reuses_each_fresh_chunk_later() -> None:
+    """No torch needed: the batch stream is numpy.  The same seed gives the same stream in a batch-maker process
+    as in this one; with ``echo=2`` step k trains on its own fresh half plus the fresh half of step k - ECHO_GAP."""
+    from vision import train
+    from vision.synth.render import available_styles
+
+    styles = available_styles()[:2]
+    kw = {"n": 8, "seed": 3, "variants": 1}
+    here = list(train.batches(styles, steps=3, workers=0, **kw))
+    there = list(train.batches(styles, steps=3, workers=1, **kw))
+    for (xa, ya), (xb, yb) in zip(here, there, strict=True):
+        assert xa.shape == (8, 3, train.INPUT_SIZE, train.INPUT_SIZE) and np.array_equal(xa, xb)
+        assert np.array_equal(ya, yb)
+    gap = train.ECHO_GAP
+    fresh = list(train.batches(styles, steps=gap + 2, workers=0, n=4, seed=3, variants=1))
+    echoed = list(train.batches(styles, steps=gap + 2, workers=0, echo=2, **kw))
+    assert np.array_equal(echoed[0][0], fresh[0][0])  # the first steps have no earlier chunk yet
+    for k in (gap, gap + 1):
+        x, y = echoed[k]
+        assert np.array_equal(x, np.concatenate([fresh[k][0], fresh[k - gap][0]]))
+        assert np.array_equal(y, np.concatenate([fresh[k][1], fresh[k - gap][1]]))
