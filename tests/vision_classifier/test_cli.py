@@ -87,6 +87,7 @@ def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixtu
     report = _lines(capsys.readouterr().out)[0]
     assert report["codes"] == len(CLASSES) and report["photos"] == 6 * len(CLASSES)
     assert report["held_out_photos"] == 3 * len(CLASSES)
+    assert report["transform"] == "invert-lightness"  # dark bodies, pale inks: read as a light set
     after, before = report["accuracy_after"], report["accuracy_before"]
     assert isinstance(after, float) and isinstance(before, float)
     assert after >= before + 0.1, report

@@ -55,3 +55,30 @@ def test_enrollment_round_trips_and_rejects_a_mismatched_head(tmp_path: Path) ->
     Enrollment(classes, ("2m",), np.ones((2, 5), np.float32), np.zeros(2, np.float32)).save(tmp_path / "bad.npz")
     with pytest.raises(EnrollmentError, match="shape"):
         Enrollment.load(tmp_path / "bad.npz")
+
+
+def test_invert_lightness_turns_a_dark_set_light_and_keeps_its_hues() -> None:
+    from vision.classifier.preprocess import invert_lightness, transform_crops
+
+    dark = np.zeros((20, 20, 3), np.uint8)
+    dark[:] = (35, 30, 30)  # a black body
+    dark[5:15, 5:15] = (110, 110, 240)  # engraved in pale red
+    out = invert_lightness(dark).astype(int)
+    assert out[0, 0].min() > 200  # the body is now light
+    ink = out[10, 10]
+    assert ink.max() < 200 and ink[2] > ink[0] + 40 and ink[2] > ink[1] + 40  # the ink darker than the body, still red
+    assert np.array_equal(transform_crops([dark], "none")[0], dark)
+    grey = np.full((8, 8), 30, np.uint8)  # grey crops are converted before the transform
+    assert transform_crops([grey], "invert-lightness")[0].shape == (8, 8, 3)
+    with pytest.raises(ValueError, match="unknown input transform"):
+        transform_crops([dark], "sepia")
+
+
+def test_enrollment_keeps_its_input_transform_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    classes = ("1m", "back")
+    w, b = np.ones((2, 4), np.float32), np.zeros(2, np.float32)
+    Enrollment(classes, ("1m",), w, b, "invert-lightness").save(tmp_path / "e.npz")
+    assert Enrollment.load(tmp_path / "e.npz").transform == "invert-lightness"
+    Enrollment(classes, ("1m",), w, b, "sepia").save(tmp_path / "bad.npz")
+    with pytest.raises(EnrollmentError, match="transform"):
+        Enrollment.load(tmp_path / "bad.npz")

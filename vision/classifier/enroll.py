@@ -8,6 +8,12 @@ an L2 pull towards the trained head (``l2``), so faces without photos keep what 
 is a small ``.npz`` (classes, enrolled codes, the adapted head), loaded with ``Enrollment.load`` and passed to
 ``OnnxTileClassifier.load(enrollment=...)``, which then scores the embedding with the adapted head.
 
+A set unlike every training style (dark bodies engraved in pale inks) is first brought closer to what the network
+knows by an input transform (``vision.classifier.preprocess.TRANSFORMS``: none, or the lightness inverted with
+the hues kept): enrollment picks the one under which the trained head already explains the venue's photos best
+(highest mean log-likelihood of their codes), fits the head on embeddings of transformed photos and saves the
+transform's name; the classifier then applies it to every crop before the network.
+
 ``enroll_dir`` reads ``DIR/<code>/*.{jpg,jpeg,png,bmp}``, fits on half the photos of each code and measures the
 accuracy before/after on the other half, then fits the final head on all photos.
 Main-thread functions; ``Enrollment.logits`` is pure (any thread).
@@ -25,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classifier.model import ModelError, OnnxTileClassifier
+from vision.classifier.preprocess import TRANSFORMS, transform_crops
 
 F32 = npt.NDArray[np.float32]
 Photos = dict[str, list[npt.NDArray[np.uint8]]]
@@ -41,12 +48,14 @@ class EnrollmentError(ValueError):
 
 @dataclass(frozen=True)
 class Enrollment:
-    """A venue's adapted head: ``logits = embedding @ weight.T + bias`` over ``classes``; ``codes`` had photos."""
+    """A venue's adapted head: ``logits = embedding @ weight.T + bias`` over ``classes``; ``codes`` had photos;
+    ``transform``: the input transform (a key of TRANSFORMS) applied to crops before the network."""
 
     classes: tuple[str, ...]
     codes: tuple[str, ...]
     weight: F32
     bias: F32
+    transform: str = "none"
 
     def logits(self, embeds: F32) -> F32:
         """Adapted logits (N x C) from embeddings (N x D)."""
@@ -54,7 +63,12 @@ class Enrollment:
 
     def save(self, path: Path) -> None:
         """Write the head as ``.npz`` (the classes/codes as JSON inside)."""
-        meta = {"schema": "mjtable.enrollment/2", "classes": list(self.classes), "codes": list(self.codes)}
+        meta = {
+            "schema": "mjtable.enrollment/3",
+            "classes": list(self.classes),
+            "codes": list(self.codes),
+            "transform": self.transform,
+        }
         with open(path, "wb") as fh:
             np.savez(
                 fh,
@@ -71,9 +85,12 @@ class Enrollment:
                 meta = json.loads(bytes(data["meta"]).decode())
                 weight = np.asarray(data["weight"], np.float32)
                 bias = np.asarray(data["bias"], np.float32)
-            enrollment = cls(tuple(meta["classes"]), tuple(meta["codes"]), weight, bias)
+            transform = str(meta.get("transform", "none"))  # files of schema /2 had none
+            enrollment = cls(tuple(meta["classes"]), tuple(meta["codes"]), weight, bias, transform)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EnrollmentError(f"{path} is not an enrollment file: {exc}") from exc
+        if transform not in TRANSFORMS:
+            raise EnrollmentError(f"{path}: unknown input transform {transform!r} (known: {', '.join(TRANSFORMS)})")
         n = len(enrollment.classes)
         if weight.ndim != 2 or weight.shape[0] != n or bias.shape != (n,):
             raise EnrollmentError(f"{path}: the head's shape {weight.shape} does not match {n} classes")
@@ -146,6 +163,14 @@ def fit_head(
     return w.astype(np.float32), b.astype(np.float32)
 
 
+def _log_likelihood(w: F32, b: F32, x: F32, y: npt.NDArray[np.int64]) -> float:
+    """Mean log-probability of the labels ``y`` under the head (w, b) on embeddings ``x``."""
+    z = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    z -= z.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return float(logp[np.arange(len(y)), y].mean())
+
+
 def build(
     clf: OnnxTileClassifier,
     photos: Photos,
@@ -153,8 +178,10 @@ def build(
     l2: float = DEFAULT_L2,
     n_variations: int = DEFAULT_VARIATIONS,
     seed: int = 0,
+    transforms: tuple[str, ...] = tuple(TRANSFORMS),
 ) -> Enrollment:
-    """Fit an adapted head on ``photos`` (code -> BGR images) with ``clf``'s embedding output and trained head."""
+    """Fit an adapted head on ``photos`` (code -> BGR images) with ``clf``'s embedding output and trained head,
+    after the input transform among ``transforms`` under which the trained head fits the photos best."""
     w0, b0 = trained_head(clf)
     rng = np.random.default_rng(seed)
     images: list[npt.NDArray[np.uint8]] = []
@@ -170,11 +197,20 @@ def build(
             labels.extend([clf.classes.index(code)] * len(batch))
     if not codes:
         raise EnrollmentError("no photos to enroll")
-    _, embeds = clf.run(images)
-    if embeds is None:
-        raise EnrollmentError("this model has no embedding output: enrollment needs one")
-    w, b = fit_head(w0, b0, embeds, np.asarray(labels, np.int64), l2=l2)
-    return Enrollment(clf.classes, tuple(codes), w, b)
+    y = np.asarray(labels, np.int64)
+    best: tuple[float, str, F32] | None = None
+    for name in transforms:
+        _, embeds = clf.run(transform_crops(images, name))
+        if embeds is None:
+            raise EnrollmentError("this model has no embedding output: enrollment needs one")
+        fit = _log_likelihood(w0, b0, embeds, y)
+        if best is None or fit > best[0]:
+            best = (fit, name, embeds)
+    if best is None:
+        raise EnrollmentError("no input transform to try")
+    _, transform, embeds = best
+    w, b = fit_head(w0, b0, embeds, y, l2=l2)
+    return Enrollment(clf.classes, tuple(codes), w, b, transform)
 
 
 def accuracy(clf: OnnxTileClassifier, photos: Photos) -> float:
@@ -225,6 +261,7 @@ def enroll_dir(clf: OnnxTileClassifier, directory: Path, seed: int = 0) -> tuple
     final = build(plain, photos, seed=seed)
     report = {
         "codes": len(final.codes),
+        "transform": final.transform,
         "photos": sum(len(v) for v in photos.values()),
         "held_out_photos": sum(len(v) for v in test.values()),
         "accuracy_before": round(before, 4),

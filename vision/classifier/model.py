@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier.preprocess import to_input
+from vision.classifier.preprocess import to_input, transform_crops
 
 if TYPE_CHECKING:
     from vision.classifier.enroll import Enrollment
@@ -155,7 +155,10 @@ class OnnxTileClassifier:
         return np.concatenate(logits), (np.concatenate(embeds) if embeds else None)
 
     def probabilities(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
-        """Class probabilities N x C (from the venue's adapted head when an enrollment is attached)."""
+        """Class probabilities N x C (from the venue's adapted head, after its input transform, when an
+        enrollment is attached)."""
+        if self.enrollment is not None and self.enrollment.transform != "none":
+            crops = transform_crops(crops, self.enrollment.transform)
         logits, embeds = self.run(crops)
         if self.enrollment is not None and embeds is not None and len(logits):
             logits = self.enrollment.logits(embeds)

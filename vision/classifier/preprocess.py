@@ -1,4 +1,5 @@
-"""Crop preprocessing shared by inference (onnxruntime) and training: resize, scale, normalise, NCHW.
+"""Crop preprocessing shared by inference (onnxruntime) and training: resize, scale, normalise, NCHW; plus the
+input transforms a venue enrollment may choose (``TRANSFORMS``).
 
 Pure functions; any thread.
 """
@@ -51,3 +52,25 @@ def to_input(crops: Sequence[object], size: int, mean: float, std: float) -> npt
     out -= mean
     out *= 1.0 / std
     return np.ascontiguousarray(out.transpose(0, 3, 1, 2))
+
+
+def invert_lightness(img: Image) -> Image:
+    """``img`` (BGR uint8) with its CIE Lab lightness inverted and its hues kept: a dark body engraved in pale
+    inks becomes a light body engraved in dark inks of the same colours (red stays red), the look the network
+    was trained on."""
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    lab[..., 0] = 255 - lab[..., 0]
+    return np.asarray(cv2.cvtColor(lab, cv2.COLOR_LAB2BGR), dtype=np.uint8)
+
+
+#: Input transforms an enrollment can apply before the network (by name, as saved in the enrollment file).
+TRANSFORMS = {"none": None, "invert-lightness": invert_lightness}
+
+
+def transform_crops(crops: Sequence[object], name: str) -> list[Image]:
+    """``crops`` as BGR uint8 images (see ``as_bgr``) through the transform ``name`` (a key of TRANSFORMS)."""
+    if name not in TRANSFORMS:
+        raise ValueError(f"unknown input transform {name!r} (known: {', '.join(TRANSFORMS)})")
+    fn = TRANSFORMS[name]
+    images = [as_bgr(c, i) for i, c in enumerate(crops)]
+    return images if fn is None else [fn(img) for img in images]
