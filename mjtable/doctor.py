@@ -118,7 +118,8 @@ def check_camera(cfg: Config) -> Check:
     if src == "none":
         return Check("camera", "warn", "camera.source = none: referee must enter every discard and meld")
     if src == "sim":
-        return Check("camera", "ok", "simulated camera")
+        return Check("camera", "warn", "camera.source = sim films the demo's table (mjtable demo --camera sim); "
+                     "mjtable run sees no table with it")
     if src.startswith("file:"):
         path = Path(src[5:])
         return (Check("camera", "ok", f"frames from {path}") if path.exists()

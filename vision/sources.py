@@ -3,8 +3,10 @@ Raspberry Pi OS when importable, a directory of images, and a video file.
 
 ``FrameSource.read()`` returns the next :class:`Frame` or None at the end of a file source; a live camera
 that stops delivering raises :class:`CameraError`.  Opening a camera that is not there raises
-:class:`CameraError` naming it.  ``open_source(spec)`` picks the implementation from a string
-(``"0"``, ``"/dev/video2"``, ``"picamera2"``, a directory, a video file).  ``frames(source)`` is an
+:class:`CameraError` naming it.  ``open_source(spec, size=(w, h))`` picks the implementation from a string
+(``"0"``, ``"/dev/video2"``, ``"picamera2"``, a directory, a video file, or the configuration's forms
+``"opencv:<index or device>"`` and ``"file:<directory or video>"``); ``size`` is the frame asked of a live
+camera (px).  ``frames(source)`` is an
 async iterator that reads in a worker thread, so the event loop never blocks on a camera.
 
 Sources are used by one thread at a time; ``close()`` (or ``with``) releases the device.
@@ -68,9 +70,17 @@ class OpenCvSource(_Closing):
         spec: device index (int) or path.
         live: a live camera (a failed read raises CameraError) rather than a file (a failed read ends it).
         clock: seconds clock stamped on frames.
+        size: the frame (width, height) px asked of a live camera; the driver may pick the nearest it has.
     """
 
-    def __init__(self, spec: int | str, *, live: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        spec: int | str,
+        *,
+        live: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        size: tuple[int, int] | None = None,
+    ) -> None:
         if isinstance(spec, str) and not live and not Path(spec).is_file():
             raise CameraError(f"video file {spec} does not exist")
         self.spec = spec
@@ -81,6 +91,9 @@ class OpenCvSource(_Closing):
             self._cap.release()
             what = f"camera {spec}" if live else f"video {spec}"
             raise CameraError(f"cannot open {what}: is it connected and not used by another program?")
+        if live and size is not None:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
         self._next = 0
 
     def read(self) -> Frame | None:
@@ -160,13 +173,27 @@ class ImageDirectorySource(_Closing):
         self._next = len(self.files)
 
 
-def open_source(spec: str) -> FrameSource:
-    """A source from a command-line string: ``0`` (device index), ``/dev/videoN``, ``picamera2``, a directory
-    of images or a video file.  Raises CameraError with what was tried."""
+def open_source(spec: str, *, size: tuple[int, int] = (1280, 720)) -> FrameSource:
+    """A source from a command-line or configuration string: ``0`` or ``opencv:0`` (device index),
+    ``/dev/videoN`` or ``opencv:/dev/videoN``, ``picamera2``, a directory of images or a video file (either
+    also as ``file:<path>``).  ``size``: the frame (width, height) px asked of a live camera.  Raises
+    CameraError with what was tried."""
+    if spec.startswith("opencv:"):
+        device = spec[len("opencv:") :]
+        if not (device.isdigit() or device.startswith("/dev/")):
+            raise CameraError(f"camera source {spec!r}: opencv: takes a device index or a /dev/ path")
+        return open_source(device, size=size)
+    if spec.startswith("file:"):
+        path = Path(spec[len("file:") :])
+        if not path.exists():
+            raise CameraError(f"camera source {spec!r}: {path} does not exist")
+        if not (path.is_dir() or path.suffix.lower() in VIDEO_SUFFIXES + IMAGE_SUFFIXES):
+            raise CameraError(f"camera source {spec!r}: file: takes a directory of images or a video file")
+        return open_source(str(path), size=size)
     if spec.isdigit():
-        return OpenCvSource(int(spec))
+        return OpenCvSource(int(spec), size=size)
     if spec == "picamera2":
-        return Picamera2Source()
+        return Picamera2Source(size)
     path = Path(spec)
     if path.is_dir():
         return ImageDirectorySource(path)
@@ -177,7 +204,7 @@ def open_source(spec: str) -> FrameSource:
     if spec.startswith("/dev/"):
         if not path.exists():
             raise CameraError(f"camera device {spec} does not exist")
-        return OpenCvSource(spec)
+        return OpenCvSource(spec, size=size)
     raise CameraError(
         f"unknown frame source {spec!r}: use a device index, /dev/videoN, picamera2, a directory or a video"
     )

@@ -165,11 +165,21 @@ class ThreadedPipelineSource:
 
 
 def open_camera_source(cfg: Config) -> ThreadedPipelineSource:
-    """Open the configured camera and the pipeline.  Raises RuntimeError naming what is missing."""
+    """Open the configured camera (``picamera2``, ``opencv:<index or device>``, ``file:<directory or video>``,
+    at ``width`` x ``height`` px) and the pipeline.  Raises RuntimeError naming what is missing; ``sim`` is the
+    demo's camera (it films the demo's table world, which ``mjtable run`` has not got)."""
+    if cfg.camera.source == "sim":
+        raise RuntimeError("camera.source = sim films the demo's simulated table: run `mjtable demo --camera sim`; "
+                           "mjtable run needs picamera2, opencv:<index>, file:<path> or none")
     sources = _optional("vision.sources", "the camera frame sources")
     pipeline = default_pipeline(cfg.camera.min_confidence, camera=cfg.camera)
     try:
-        src = sources.open_source(cfg.camera.source, width=cfg.camera.width, height=cfg.camera.height)
-    except (OSError, ValueError) as exc:
+        src = sources.open_source(cfg.camera.source, size=(cfg.camera.width, cfg.camera.height))
+    except (OSError, ValueError) as exc:  # CameraError is a RuntimeError already
         raise RuntimeError(str(exc)) from exc
-    return ThreadedPipelineSource(src.read, pipeline, fps=cfg.camera.fps, close=src.close)
+
+    def grab() -> Any:  # worker thread: the frame's image (the pipeline numbers frames itself)
+        frame = src.read()
+        return None if frame is None else frame.image
+
+    return ThreadedPipelineSource(grab, pipeline, fps=cfg.camera.fps, close=src.close)

@@ -96,3 +96,49 @@ def test_missing_pipeline_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr("mjtable.service.camera.importlib.import_module", no_pipeline)
     with pytest.raises(RuntimeError, match="the vision pipeline is not available"):
         camera.default_pipeline()
+
+
+async def _all_observations(src: ThreadedPipelineSource) -> list[dict[str, Any]]:
+    got = [ev async for ev in src.observations()]
+    await src.aclose()
+    return got
+
+
+async def test_a_configured_file_camera_runs_the_real_pipeline(tmp_path: Path) -> None:
+    """``mjtable run``'s camera as configured (``source = "file:<dir>"``): frames read from the directory, their
+    images through the table pipeline with the committed classifier; a tile laid in seat 0's pond becomes a
+    discard event carrying its frame for the hawk-eye snapshot."""
+    import cv2
+
+    from mjtable.config import parse_config
+    from mjtable.service.camera import FRAME_KEY, open_camera_source
+
+    pytest.importorskip("onnxruntime")
+    cam = SimCamera(seed=4)
+    scenes = [TableScene()] * 3 + [TableScene().with_seat(0, SeatScene(pond=("7z",)))] * 5
+    for i, scene in enumerate(scenes):
+        cv2.imwrite(str(tmp_path / f"{i:03d}.png"), cam.render(scene))
+    cfg = parse_config({"camera": {"source": f"file:{tmp_path}", "fps": 50.0}})
+    got = await _all_observations(open_camera_source(cfg))
+    discards = [ev for ev in got if ev["type"] == "discard"]
+    assert [(ev["seat"], ev["tiles"], ev["position"]) for ev in discards] == [(0, ["7z"], 0)], got
+    assert discards[0][FRAME_KEY].shape == (720, 1280, 3)
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("sim", "mjtable demo --camera sim"),
+        ("opencv:front", "device index"),
+        ("file:/etc/hostname", "directory of images or a video"),
+        ("file:/nonexistent/dir/", "does not exist"),
+    ],
+)
+def test_an_unusable_camera_source_is_a_clear_error(source: str, error: str) -> None:
+    from mjtable.config import parse_config
+    from mjtable.service.camera import open_camera_source
+
+    pytest.importorskip("onnxruntime")
+    cfg = parse_config({"camera": {"source": source}})
+    with pytest.raises(RuntimeError, match=error):
+        open_camera_source(cfg)
