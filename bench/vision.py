@@ -12,7 +12,11 @@ Measures, in one run, against the issue's targets:
 * anchor, on the same crops in the same run: the table pipeline's nearest-template classifier built from the CC0 artwork
   (``vision.pipeline.template_classifier``), the simple baseline the CNN must beat;
 * frame-to-events latency of the table pipeline (target <= 50 ms median) from
-  ``vision.pipeline.bench.bench_pipeline()`` when that module exists (its ``pipeline_*`` keys merged in).
+  ``vision.pipeline.bench.bench_pipeline()`` when that module exists (its ``pipeline_*`` keys merged in);
+* the classifier on the table's own crops (``table_reads``: every class laid out on the simulated table in each
+  style, read by the pipeline as in play; at 1280 x 720 and at 1920 x 1080) and enrollment from the table's
+  camera (``table_enrollment``: the held-out styles before/after enrolling the crops ``mjtable vision capture``
+  files), unless ``--no-pipeline``.
 
 Real photographs: ``--photos DIR`` (``DIR/<code>/*.jpg``) adds their top-1 accuracy.  No real tile photographs
 with a usable licence exist offline in this repository or ../shared/, so the default run reports none.
@@ -60,7 +64,7 @@ def accuracy(clf: TileClassifier, crops: list[Any], codes: list[str]) -> float:
     return float(np.mean([g == c for g, c in zip(got, codes, strict=True)]))
 
 
-def enrollment_gain(clf: OnnxTileClassifier, style: str, photos: int, per_class: int) -> dict[str, float | int]:
+def enrollment_gain(clf: OnnxTileClassifier, style: str, photos: int, per_class: int) -> dict[str, float | int | str]:
     """Venue enrollment on an unseen style: fit on ``photos`` crops per face (seed 778), score ``per_class`` fresh
     crops per face (the held-out set, seed 777) before and after."""
     from vision.classifier import enroll
@@ -68,9 +72,11 @@ def enrollment_gain(clf: OnnxTileClassifier, style: str, photos: int, per_class:
     rng = np.random.default_rng([SEED + 1, sum(map(ord, style))])
     fit = {c: [augment(render_tile_face(c, style=style, rng=rng), rng, 64) for _ in range(photos)] for c in CLASSES}
     crops, codes = held_out_set(style, per_class, SEED)
-    adapted = clf.with_enrollment(enroll.build(clf, fit))
+    enrollment = enroll.build(clf, fit)
+    adapted = clf.with_enrollment(enrollment)
     return {
         "photos_per_face": photos,
+        "transform": enrollment.transform,
         "accuracy_before": round(accuracy(clf, crops, codes), 4),
         "accuracy_after": round(accuracy(adapted, crops, codes), 4),
     }
@@ -88,12 +94,12 @@ def per_tile_ms(clf: TileClassifier, crops: list[Any], batch: int, repeats: int)
     return statistics.median(times)
 
 
-def _pipeline() -> dict[str, Any] | None:
+def _pipeline(model: Path | None) -> dict[str, Any] | None:
     try:
         from vision.pipeline.bench import bench_pipeline  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
-    return dict(bench_pipeline())
+    return dict(bench_pipeline(model=model))
 
 
 def _frame_ms(pipe: dict[str, Any]) -> float | None:
@@ -110,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--no-pipeline", action="store_true", help="skip the table pipeline's frame-to-events figure")
+    p.add_argument(
+        "--model", type=Path, default=None, help="an ONNX model other than the committed one (its .json beside it)"
+    )
     p.add_argument("--enroll-photos", type=int, default=3, help="venue photos per face for the enrollment figure")
     p.add_argument(
         "--photos",
@@ -126,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
 
-    clf = OnnxTileClassifier.load(threads=args.threads)
+    clf = OnnxTileClassifier.load(args.model, threads=args.threads)
     per_style: dict[str, float] = {}
     anchor_per_style: dict[str, float] = {}
     all_crops: list[Any] = []
@@ -153,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {
         "bench": "vision",
         "model": clf.meta.get("schema"),
+        "model_file": str(args.model) if args.model is not None else "committed",
         "held_out_samples": len(all_crops),
         "accuracy_held_out": round(overall, 4),
         "accuracy_per_style": {k: round(v, 4) for k, v in per_style.items()},
@@ -176,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         "ms_per_tile<=1": ms_batched <= TARGET_MS_PER_TILE,
         "frame_to_events_median<=50ms": None,
     }
-    pipe = None if args.no_pipeline else _pipeline()
+    pipe = None if args.no_pipeline else _pipeline(args.model)
     if pipe is not None:
         out.update(pipe)  # the table pipeline's ``pipeline_*`` keys
         frame_ms = _frame_ms(pipe)
@@ -184,10 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     else:
         out["pipeline_frame_ms_median"] = None  # vision.pipeline.bench.bench_pipeline() is not available
     out["pass"] = passed
+    if pipe is not None:
+        from vision.pipeline.bench import table_enrollment, table_reads
+
+        table_styles = ("cc0-art", *available_styles(), *HELD_OUT_STYLES)
+        out["table_reads"] = table_reads(table_styles, model=args.model)
+        out["table_reads_1920x1080"] = table_reads(table_styles, model=args.model, frame_size=(1920, 1080))
+        out["table_enrollment"] = {s: table_enrollment(s, model=args.model) for s in HELD_OUT_STYLES}
     if args.calibration_seeds > 0 and pipe is not None:
         from vision.pipeline.bench import calibration
 
-        out["pipeline_calibration"] = calibration(range(1, args.calibration_seeds + 1))
+        out["pipeline_calibration"] = calibration(range(1, args.calibration_seeds + 1), model=args.model)
     if args.photos is not None:
         from vision.classifier.enroll import read_dir
 

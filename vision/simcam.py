@@ -74,6 +74,9 @@ class SimCamera:
         concealed_kong_style: ``"all_down"`` (MCR: four backs) or ``"two_up"`` (ends face down).
         hfov_deg: the camera's horizontal field of view, degrees (its height follows: the table fills the
             frame's height).
+        frame_size: the overhead frame's (width, height), px (1280 x 720 by default; a 1920 x 1080 camera
+            wants ``px_per_mm`` about 2.25 so that the canvas is not the coarser image).  Hand cameras stay
+            1280 x 720.
     """
 
     def __init__(
@@ -86,12 +89,14 @@ class SimCamera:
         noise_sigma: float = 3.0,
         concealed_kong_style: str = "all_down",
         hfov_deg: float = DEFAULT_HFOV_DEG,
+        frame_size: tuple[int, int] = (FRAME_W, FRAME_H),
     ) -> None:
         if concealed_kong_style not in ("all_down", "two_up"):
             raise ValueError(f"unknown concealed_kong_style {concealed_kong_style!r}")
         self.geometry = geometry
         self.art = art or default_tile_art()
         self.rng = np.random.default_rng(seed)
+        self.frame_w, self.frame_h = frame_size
         self.ppm = px_per_mm
         self.noise_sigma = noise_sigma
         self.concealed_kong_style = concealed_kong_style
@@ -99,7 +104,9 @@ class SimCamera:
         self._base = self._draw_base()
         self._marker_images = self._markers()
         self._tiles: dict[tuple[str, int], Image] = {}
-        self._noise = self.rng.normal(0.0, 1.0, (FRAME_H + 64, FRAME_W + 64, 3)).astype(np.float32)
+        self._noise = self.rng.normal(
+            0.0, 1.0, (max(self.frame_h, FRAME_H) + 64, max(self.frame_w, FRAME_W) + 64, 3)
+        ).astype(np.float32)
         self._gain = self._lighting()
         back = np.asarray(self.art.face(BACK), np.float32).reshape(-1, 3)
         self._back_layer: tuple[float, ...] = tuple(float(c) for c in np.median(back, axis=0))
@@ -112,7 +119,7 @@ class SimCamera:
     # ----- camera pose and lighting -------------------------------------------------------------------
     def _nominal_pose(self, hfov_deg: float) -> CameraModel:
         """The camera toward seat 0, looking at the centre from the height at which the canvas just fits."""
-        camera_matrix = intrinsics(hfov_deg, (FRAME_W, FRAME_H))
+        camera_matrix = intrinsics(hfov_deg, (self.frame_w, self.frame_h))
         half = self.geometry.canvas_half_mm
         corners = np.array([[-half, -half, 0.0], [half, -half, 0.0], [half, half, 0.0], [-half, half, 0.0]])
         jitter = self.rng.uniform(-1, 1, 4)
@@ -122,7 +129,7 @@ class SimCamera:
         for _ in range(40):  # the lowest camera whose frame holds the whole canvas
             mid = (lo + hi) / 2
             ys = CameraModel.looking_at(camera_matrix, (*eye_uv, mid), target).project(corners)[:, 1]
-            if ys.min() >= _FRAME_MARGIN_PX and ys.max() <= FRAME_H - _FRAME_MARGIN_PX:
+            if ys.min() >= _FRAME_MARGIN_PX and ys.max() <= self.frame_h - _FRAME_MARGIN_PX:
                 hi = mid
             else:
                 lo = mid
@@ -145,10 +152,11 @@ class SimCamera:
         return self.camera.plane_homography(0.0)
 
     def _lighting(self) -> npt.NDArray[np.float32]:
-        ys, xs = np.mgrid[0:FRAME_H, 0:FRAME_W].astype(np.float32)
+        fw, fh = self.frame_w, self.frame_h
+        ys, xs = np.mgrid[0:fh, 0:fw].astype(np.float32)
         gx, gy = self.rng.uniform(-0.12, 0.12, 2)
-        r2 = ((xs - FRAME_W / 2) / FRAME_W) ** 2 + ((ys - FRAME_H / 2) / FRAME_H) ** 2
-        gain = 1.0 + gx * (xs / FRAME_W - 0.5) + gy * (ys / FRAME_H - 0.5) - 0.35 * r2
+        r2 = ((xs - fw / 2) / fw) ** 2 + ((ys - fh / 2) / fh) ** 2
+        gain = 1.0 + gx * (xs / fw - 0.5) + gy * (ys / fh - 0.5) - 0.35 * r2
         return np.asarray(gain[..., None], dtype=np.float32)
 
     def _shade(self, normal_uv: FloatArray, point_uvz: FloatArray, lamp_uvz: FloatArray) -> float:
@@ -331,7 +339,7 @@ class SimCamera:
         dst = self.camera.project(np.column_stack([corners_mm, np.full(4, height)]))
         x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 1
         x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, FRAME_W), min(y1, FRAME_H)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, self.frame_w), min(y1, self.frame_h)
         if x1 <= x0 or y1 <= y0:
             return
         h, w = image.shape[:2]
@@ -407,7 +415,8 @@ class SimCamera:
         for hand in scene.hands:
             self._draw_hand(canvas, canvas, hand)
         warp = self.camera.plane_homography(0.0) @ self._canvas_to_mm()
-        frame = np.asarray(cv2.warpPerspective(canvas, warp, (FRAME_W, FRAME_H), flags=cv2.INTER_AREA), np.uint8)
+        size = (self.frame_w, self.frame_h)
+        frame = np.asarray(cv2.warpPerspective(canvas, warp, size, flags=cv2.INTER_AREA), np.uint8)
         for image, corners in self._marker_images:
             self._draw_top(frame, image, corners, g.marker_height_mm)
         height = g.tile_thickness_mm
@@ -449,7 +458,7 @@ class SimCamera:
         oy, ox = (int(v) for v in self.rng.integers(0, 64, 2))
         h, w = frame.shape[:2]
         noise = self._noise[oy : oy + h, ox : ox + w] * self.noise_sigma
-        gain = self._gain if frame.shape[:2] == (FRAME_H, FRAME_W) else 1.0
+        gain = self._gain if frame.shape[:2] == (self.frame_h, self.frame_w) else 1.0
         out = frame.astype(np.float32) * gain * flicker + noise
         return np.clip(out, 0, 255).astype(np.uint8)
 

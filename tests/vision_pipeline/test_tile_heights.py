@@ -173,3 +173,15 @@ def test_a_flat_table_geometry_reads_as_before() -> None:
     found = _found_tops(SimCamera(flat, art=art, seed=5), pipe, BUSY)
     assert all(strips is None for strips in pipe._strips.values())
     assert len(found) == TILES and max(d for _, d in found) < 3.0
+
+
+def test_a_1080p_camera_finds_every_top_where_its_tile_lies() -> None:
+    """The pipeline works at any frame size: a 1920 x 1080 camera (canvas 2.25 px/mm) calibrates from the
+    markers and every tile of the busy table is found within 3 mm of where it lies."""
+    art = Cc0TileArt()
+    cam = SimCamera(art=art, seed=2, frame_size=(1920, 1080), px_per_mm=2.25)
+    assert cam.render(BUSY).shape == (1080, 1920, 3)
+    assert cam.render_hand_camera(("1m", "2m")).shape == (720, 1280, 3)  # hand cameras stay 1280 x 720
+    found = _found_tops(cam, TablePipeline(TemplateClassifier(art)), BUSY)
+    assert len(found) == TILES
+    assert max(d for _, d in found) < 3.0

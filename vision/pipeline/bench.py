@@ -11,9 +11,11 @@ output).  Run standalone: ``.venv/bin/python -m vision.pipeline.bench`` prints o
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -43,12 +45,12 @@ _MELDS = (
 )
 
 
-def _classifier() -> tuple[TileClassifier, str]:
+def _classifier(model: Path | None = None) -> tuple[TileClassifier, str]:
     try:
         from vision.classifier import ModelError, OnnxTileClassifier
 
         try:
-            return OnnxTileClassifier.load(threads=1), "onnx"  # small batches: one ORT thread, no spinning pool
+            return OnnxTileClassifier.load(model, threads=1), "onnx"  # small batches: one ORT thread, no spinning pool
         except ModelError:
             pass
     except ImportError:
@@ -92,15 +94,19 @@ def _events_only(pipe: TablePipeline, images: list[Image]) -> list[tuple[int, Vi
     return events
 
 
-def bench_pipeline(frames: int = 60, seed: int = 11) -> dict[str, Any]:
+def bench_pipeline(
+    frames: int = 60, seed: int = 11, model: Path | None = None, frame_size: tuple[int, int] = (1280, 720)
+) -> dict[str, Any]:
     """Measure frame-to-events latency (ms) and event correctness; returns a JSON-ready dict.
 
     The same frames also go through the pipeline configured as before the accuracy follow-up (crop with
     no felt margin, one orientation, first read only: ``pipeline_single_read_*``), for comparison.
+    ``model``: an ONNX file other than the committed one; ``frame_size``: the camera's, px (the issue's target
+    is for 1280 x 720).
     """
     cv2.setNumThreads(THREADS)
-    classifier, kind = _classifier()
-    cam = SimCamera(art=Cc0TileArt(), seed=seed)
+    classifier, kind = _classifier(model)
+    cam = _camera(Cc0TileArt(), seed, frame_size)
     scenes = [busy_scene(i) for i in range(frames)]
     images = [cam.render(scene) for scene in scenes]
     single = _events_only(TablePipeline(classifier, crop_margin=0.0, rotations=1, vote_frames=1), images)
@@ -127,7 +133,7 @@ def bench_pipeline(frames: int = 60, seed: int = 11) -> dict[str, Any]:
         "pipeline_target_ms_median": TARGET_MEDIAN_MS,
         "pipeline_meets_target": median <= TARGET_MEDIAN_MS,
         "pipeline_frames": len(times),
-        "pipeline_frame_size": [1280, 720],
+        "pipeline_frame_size": list(frame_size),
         "pipeline_tiles_in_view": tiles,
         "pipeline_threads": THREADS,
         "pipeline_classifier": kind,
@@ -150,12 +156,12 @@ def bench_pipeline(frames: int = 60, seed: int = 11) -> dict[str, Any]:
 CALIBRATION_THRESHOLDS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9)
 
 
-def calibration(seeds: range, frames: int = 60) -> dict[str, Any]:
+def calibration(seeds: range, frames: int = 60, model: Path | None = None) -> dict[str, Any]:
     """How far the pipeline's confidences can be trusted: the benchmark table filmed by the simulated camera
     with each of ``seeds`` (other poses, lighting and noise), every discard read reported typed (threshold 0),
     then per threshold how many reads would be confident, how many of those are wrong, and how many would go
-    to the referee as ``uncertain``.  About 20 s per seed on this machine."""
-    classifier, _ = _classifier()
+    to the referee as ``uncertain``.  About 20 s per seed on this machine.  ``model``: as ``bench_pipeline``."""
+    classifier, _ = _classifier(model)
     reads: list[tuple[float, bool]] = []
     scenes = [busy_scene(i) for i in range(frames)]
     for seed in seeds:
@@ -193,12 +199,20 @@ def _every_class_spread() -> tuple[tuple[str, ...], ...]:
     return (spread[0], spread[1], spread[2], spread[3])
 
 
-def _table_crops(art: TileArt, seed: int, clf: TileClassifier) -> tuple[list[Image], list[str]]:
-    """The pipeline's crops of every class laid out on the simulated table (camera ``seed``), and their codes."""
+def _camera(art: TileArt, seed: int, frame_size: tuple[int, int] = (1280, 720)) -> SimCamera:
+    """The simulated camera at ``frame_size`` (px), its canvas as fine as the frame needs (1.5 px/mm at 720p)."""
+    return SimCamera(art=art, seed=seed, frame_size=frame_size, px_per_mm=1.5 * frame_size[1] / 720)
+
+
+def _table_crops(
+    art: TileArt, seed: int, clf: TileClassifier, frame_size: tuple[int, int] = (1280, 720)
+) -> tuple[list[Image], list[str]]:
+    """The pipeline's crops of every class laid out on the simulated table (camera ``seed``, ``frame_size``
+    px), and their codes."""
     from vision.pipeline.capture import known_crops, layout_tiles
 
     spread = _every_class_spread()
-    cam, pipe = SimCamera(art=art, seed=seed), TablePipeline(clf)
+    cam, pipe = _camera(art, seed, frame_size), TablePipeline(clf)
     frame = cam.render(_layout_scene(spread))
     pipe.process(frame, 0)
     found = known_crops(pipe, frame, layout_tiles(pipe.geometry, spread))
@@ -212,22 +226,28 @@ def _read_accuracy(pipe: TablePipeline, crops: list[Image], truth: list[str]) ->
     return right, sum(p.confidence < 0.6 for p in preds)
 
 
-def table_reads(styles: tuple[str, ...], seeds: tuple[int, ...] = (31, 32, 33)) -> dict[str, Any]:
+def table_reads(
+    styles: tuple[str, ...],
+    seeds: tuple[int, ...] = (31, 32, 33),
+    model: Path | None = None,
+    frame_size: tuple[int, int] = (1280, 720),
+) -> dict[str, Any]:
     """Every class laid out on the simulated table (``vision.synth`` styles, one set per seed, ``cc0-art`` the
     simulated camera's own CC0 artwork), filmed from ``seeds`` camera poses and read by the pipeline as in play
     (crop from the tops' plane, four-turn vote): the share read right and the reads under 0.6 per style.  This
-    is the classifier judged on the table's crops (about 19 x 26 px a tile), not on its own training crops."""
+    is the classifier judged on the table's crops (about 19 x 26 px a tile at 1280 x 720), not on its own
+    training crops.  ``model``: an ONNX file other than the committed one; ``frame_size``: the camera's (px)."""
     from vision.classifier import OnnxTileClassifier
     from vision.pipeline.tileart import SynthTileArt
 
-    clf = OnnxTileClassifier.load(threads=THREADS)
+    clf = OnnxTileClassifier.load(model, threads=THREADS)
     out: dict[str, Any] = {}
     for style in styles:
         right: list[float] = []
         low = reads = 0
         for seed in seeds:
             art: TileArt = Cc0TileArt() if style == "cc0-art" else SynthTileArt(style=style, seed=seed)
-            crops, truth = _table_crops(art, seed, clf)
+            crops, truth = _table_crops(art, seed, clf, frame_size)
             share, under = _read_accuracy(TablePipeline(clf), crops, truth)
             right.append(share * len(crops))
             reads, low = reads + len(crops), low + under
@@ -235,16 +255,17 @@ def table_reads(styles: tuple[str, ...], seeds: tuple[int, ...] = (31, 32, 33)) 
     return out
 
 
-def table_enrollment(style: str = "cn-dark", poses: int = 3) -> dict[str, Any]:
+def table_enrollment(style: str = "cn-dark", poses: int = 3, model: Path | None = None) -> dict[str, Any]:
     """A venue's set unlike the training styles (``vision.synth`` ``style``, one fixed set) on the simulated
     table, read by the pipeline before and after enrolling the crops ``mjtable vision capture`` files from the
     table's own camera (the default layout, ``poses`` camera poses: that many photos per face), scored on
-    another camera with the classes laid out in another order over all four ponds."""
+    another camera with the classes laid out in another order over all four ponds.  ``model``: an ONNX file
+    other than the committed one."""
     from vision.classifier import OnnxTileClassifier, enroll
     from vision.pipeline.capture import DEFAULT_LAYOUT, known_crops, layout_tiles, parse_layout
     from vision.pipeline.tileart import SynthTileArt
 
-    clf = OnnxTileClassifier.load(threads=THREADS)
+    clf = OnnxTileClassifier.load(model, threads=THREADS)
     art = SynthTileArt(style=style, seed=5)
     layout = parse_layout(DEFAULT_LAYOUT)
     cam, pipe = SimCamera(art=art, seed=21), TablePipeline(clf)
@@ -257,19 +278,30 @@ def table_enrollment(style: str = "cn-dark", poses: int = 3) -> dict[str, Any]:
         for code, crop, _ in known_crops(pipe, frame, layout_tiles(pipe.geometry, layout)):
             photos.setdefault(code, []).append(crop)
     crops, truth = _table_crops(art, 22, clf)
-    adapted = TablePipeline(clf.with_enrollment(enroll.build(clf, photos)))
+    enrollment = enroll.build(clf, photos)
+    adapted = TablePipeline(clf.with_enrollment(enrollment))
     return {
         "style": style,
         "photos_per_face": poses,
         "faces_enrolled": len(photos),
+        "transform": enrollment.transform,
         "reads": len(crops),
         "accuracy_before": round(_read_accuracy(TablePipeline(clf), crops, truth)[0], 4),
         "accuracy_after": round(_read_accuracy(adapted, crops, truth)[0], 4),
     }
 
 
-def main() -> int:
-    print(json.dumps(bench_pipeline()))
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.pipeline.bench [--frame-size 1920x1080] [--model FILE]``: one JSON line."""
+    p = argparse.ArgumentParser(description="frame-to-events latency and event correctness on the simulated table")
+    p.add_argument("--frame-size", default="1280x720", help="the simulated camera's frame, WxH px (default 1280x720)")
+    p.add_argument("--model", type=Path, default=None, help="an ONNX model other than the committed one")
+    args = p.parse_args(argv)
+    try:
+        w, h = (int(v) for v in args.frame_size.lower().split("x"))
+    except ValueError:
+        p.error(f"--frame-size wants WxH, e.g. 1920x1080, not {args.frame_size!r}")
+    print(json.dumps(bench_pipeline(model=args.model, frame_size=(w, h))))
     return 0
 
 
