@@ -22,7 +22,7 @@ def clf() -> OnnxTileClassifier:
 def test_committed_model_is_small_and_matches_its_metadata(clf: OnnxTileClassifier) -> None:
     assert DEFAULT_MODEL_PATH.stat().st_size < 5_000_000
     assert clf.classes == CLASSES
-    assert clf.meta["held_out"]["accuracy"] >= 0.98
+    assert clf.meta["held_out"]["accuracy"] >= 0.997  # the training run's own held-out measurement (seed 10000)
 
 
 def test_accuracy_on_300_fresh_held_out_tiles(clf: OnnxTileClassifier) -> None:
@@ -30,7 +30,7 @@ def test_accuracy_on_300_fresh_held_out_tiles(clf: OnnxTileClassifier) -> None:
     crops, codes = held_out_tiles(300, seed=424242)
     got = [p.code for p in clf.classify(crops)]
     acc = np.mean([g == c for g, c in zip(got, codes, strict=True)])
-    assert acc >= 0.98, f"accuracy {acc:.3f}"
+    assert acc >= 0.99, f"accuracy {acc:.3f}"
 
 
 def test_face_is_reported_whatever_the_rotation(clf: OnnxTileClassifier) -> None:
