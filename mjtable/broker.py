@@ -13,10 +13,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 
 class BrokerError(RuntimeError):
@@ -30,12 +34,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout_s: float) -> None:
+#: lines of the broker's own log (errors and warnings) kept for error messages
+LOG_LINES = 200
+
+
+def _drain(stream: IO[bytes], lines: deque[str]) -> None:
+    """Read the broker's stdout to its end (daemon thread), keeping the last lines: an undrained pipe fills
+    (64 KiB of warnings, e.g. one per publish an ACL denies) and then blocks the broker."""
+    with contextlib.suppress(OSError, ValueError):
+        for raw in stream:
+            lines.append(raw.decode(errors="replace").rstrip())
+
+
+def _wait_port(
+    port: int, proc: subprocess.Popen[bytes], timeout_s: float, log: Callable[[], str] | None = None
+) -> None:
+    """Wait until ``port`` accepts connections; BrokerError (with ``log()``, the broker's last lines) if the
+    process exits or the time runs out."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-            raise BrokerError(f"mosquitto exited with code {proc.returncode}: {out.strip()}")
+            raise BrokerError(f"mosquitto exited with code {proc.returncode}: {log() if log else ''}")
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
             return
         time.sleep(0.005)
@@ -64,6 +83,8 @@ class LocalMosquitto:
     extra_config: str = ""
     _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
+    _log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES), init=False, repr=False)
+    _drainer: threading.Thread | None = field(default=None, init=False, repr=False)
 
     @property
     def host(self) -> str:
@@ -127,10 +148,20 @@ class LocalMosquitto:
             conf = self._write_config()
         self._proc = subprocess.Popen([self._binary(), "-c", str(conf)], stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT)
-        _wait_port(self.port, self._proc, timeout_s)
+        assert self._proc.stdout is not None
+        self._drainer = threading.Thread(target=_drain, args=(self._proc.stdout, self._log),
+                                         name="mosquitto.log", daemon=True)
+        self._drainer.start()
+        _wait_port(self.port, self._proc, timeout_s, self.log_tail)
         if self.ws_port is not None:
-            _wait_port(self.ws_port, self._proc, timeout_s)
+            _wait_port(self.ws_port, self._proc, timeout_s, self.log_tail)
         return self
+
+    def log_tail(self) -> str:
+        """The broker's last log lines (errors and warnings), once it has written them."""
+        if self._drainer is not None and self._proc is not None and self._proc.poll() is not None:
+            self._drainer.join(1.0)  # the process has ended: read what it wrote last
+        return "\n".join(self._log).strip()
 
     def stop(self, timeout_s: float = 5.0) -> None:
         """Stop the broker (SIGTERM, then SIGKILL); the config and data stay for a restart."""
@@ -143,6 +174,9 @@ class LocalMosquitto:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait(timeout_s)
+        if self._drainer is not None:
+            self._drainer.join(1.0)
+            self._drainer = None
         if self._proc.stdout:
             self._proc.stdout.close()
         self._proc = None

@@ -61,6 +61,23 @@ class Collector:
                 self.cond.wait(left)
             return True
 
+    def wait_for_any(self, match: Callable[[str, bytes], bool], timeout_s: float = 10.0) -> bool:
+        """Wait until a message (topic, payload) matches; each message is looked at once (a predicate over the
+        whole list, re-run under the lock at every arrival, costs O(n^2) and starves the network thread when a
+        game's thousands of messages stream in)."""
+        deadline = time.monotonic() + timeout_s
+        seen = 0
+        with self.cond:
+            while True:
+                for topic, payload, _ in self.messages[seen:]:
+                    if match(topic, payload):
+                        return True
+                seen = len(self.messages)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+
     def wait_subscribed(self, n: int | None = None, timeout_s: float = 10.0) -> bool:
         want = len(self._topics) if n is None else n
         deadline = time.monotonic() + timeout_s

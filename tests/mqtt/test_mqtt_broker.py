@@ -10,7 +10,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from mjtable.broker import LocalMosquitto
+import pytest
+
+from mjtable.broker import BrokerError, LocalMosquitto
 from mjtable.mqtt.acl import parse_roster, render_acl
 from mjtable.mqtt.channel import TableChannel, status_message
 from mjtable.mqtt.outbox import Outbox
@@ -231,3 +233,23 @@ def test_deploy_config_runs_a_real_broker(tmp_path: Path, collectors: list[Colle
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_chatty_broker_log_never_blocks_the_broker(collectors: list[Collector]) -> None:
+    """mosquitto logs to a pipe that ``LocalMosquitto`` drains: with every log type on, 3000 publishes write
+    far more than a pipe holds (64 KiB), and every one still arrives; the log's tail stays readable."""
+    with LocalMosquitto(ws_port=None, extra_config="log_type all") as broker:
+        sub = Collector(broker.host, broker.port, ["chatty/#"])
+        collectors.append(sub)
+        assert sub.wait_subscribed()
+        pub, _ = _table_publisher(broker)
+        for i in range(3000):
+            pub.publish(f"chatty/{i}", json.dumps({"i": i}).encode(), qos=1, retain=False)
+        assert sub.wait_for(lambda m: len(m) >= 3000, timeout_s=30.0), len(sub.messages)
+        pub.close()
+        assert "Received PUB" in broker.log_tail()  # the last lines of its log, kept for error messages
+
+
+def test_a_broker_that_cannot_start_says_why() -> None:
+    with pytest.raises(BrokerError, match=r"exited with code .*no_such_option"):
+        LocalMosquitto(ws_port=None, extra_config="no_such_option 1").start()

@@ -153,7 +153,7 @@ def test_no_concealed_tile_reaches_a_display_through_mosquitto(collectors: list[
         referees: list[dict[str, Any]] = []
         run_game(7, 1, channel, referees.append)
         channel.publish_event("marker", {})
-        assert display.wait_for(lambda m: any(json.loads(p).get("type") == "marker" for _, p, _ in m))
+        assert display.wait_for_any(lambda _, p: json.loads(p).get("type") == "marker")
         pub.close()
         states = [json.loads(p) for tp, p, _ in display.messages if tp == t.state]
         assert len(states) == len(referees)

@@ -254,7 +254,7 @@ def test_rejections_and_alerts_through_mosquitto_reach_referees_not_displays(col
         referees: list[dict[str, Any]] = []
         counts = play_hostile(11, "mcr-2006", channel, referees.append, hostile_rate=0.4)
         channel.publish_event("marker", {})
-        assert display.wait_for(lambda m: any(json.loads(p).get("type") == "marker" for _, p, _ in m))
+        assert display.wait_for_any(lambda _, p: json.loads(p).get("type") == "marker")
         reports = counts["rejected"] + counts["alerts"] + counts["infractions"]
         assert reports > 5
         assert ref.wait_for(lambda m: len(m) >= reports)

@@ -129,7 +129,7 @@ def test_recorder_stores_the_referee_only_record_and_exports_it(tmp_path: Path,
         channel = TableChannel("T1", pub, game_id="T1-g7")
         doc = channel.publish_record(events)
         channel.publish_event("marker", {})
-        assert display.wait_for(lambda m: any(json.loads(p).get("type") == "marker" for _, p, _ in m))
+        assert display.wait_for_any(lambda _, p: json.loads(p).get("type") == "marker")
         try:
             deadline = time.monotonic() + 10.0
             while not rec.records and time.monotonic() < deadline:  # real broker: poll the recorder's counter
