@@ -69,13 +69,13 @@ class SimCamera:
         geometry: table layout shared with the pipeline (tile size and thickness included).
         art: tile artwork (default: CC0 set, see :func:`vision.pipeline.tileart.default_tile_art`).
         seed: random seed (camera pose jitter, lighting, noise).
-        px_per_mm: resolution of the top-down felt canvas and of the tile tops before projection.
+        px_per_mm: resolution of the top-down felt canvas and of the tile tops before projection (default: 1.5
+            at a 720 px high frame, in proportion to the frame's height, so the canvas is never the coarser image).
         noise_sigma: sensor noise, grey levels.
         concealed_kong_style: ``"all_down"`` (MCR: four backs) or ``"two_up"`` (ends face down).
         hfov_deg: the camera's horizontal field of view, degrees (its height follows: the table fills the
             frame's height).
-        frame_size: the overhead frame's (width, height), px (1280 x 720 by default; a 1920 x 1080 camera
-            wants ``px_per_mm`` about 2.25 so that the canvas is not the coarser image).  Hand cameras stay
+        frame_size: the overhead frame's (width, height), px (1280 x 720 by default).  Hand cameras stay
             1280 x 720.
     """
 
@@ -85,7 +85,7 @@ class SimCamera:
         art: TileArt | None = None,
         *,
         seed: int = 0,
-        px_per_mm: float = 1.5,
+        px_per_mm: float | None = None,
         noise_sigma: float = 3.0,
         concealed_kong_style: str = "all_down",
         hfov_deg: float = DEFAULT_HFOV_DEG,
@@ -97,10 +97,10 @@ class SimCamera:
         self.art = art or default_tile_art()
         self.rng = np.random.default_rng(seed)
         self.frame_w, self.frame_h = frame_size
-        self.ppm = px_per_mm
+        self.ppm = 1.5 * self.frame_h / FRAME_H if px_per_mm is None else px_per_mm
         self.noise_sigma = noise_sigma
         self.concealed_kong_style = concealed_kong_style
-        self.canvas_px = round(2 * geometry.canvas_half_mm * px_per_mm)
+        self.canvas_px = round(2 * geometry.canvas_half_mm * self.ppm)
         self._base = self._draw_base()
         self._marker_images = self._markers()
         self._tiles: dict[tuple[str, int], Image] = {}

@@ -75,7 +75,7 @@ def test_last_will_fires_when_the_table_process_is_killed(mosquitto: LocalMosqui
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == b"ready"
-        assert watcher.wait_for(lambda m: any(json.loads(p)["status"] == "online" for _, p, _ in m))
+        assert watcher.wait_for_any(lambda _, p: json.loads(p)["status"] == "online")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         assert watcher.wait_for(lambda m: json.loads(m[-1][1])["status"] == "offline")
@@ -118,8 +118,8 @@ def test_acl_from_deploy_roster(collectors: list[Collector]) -> None:
         # a display may not command a table
         display.client.publish(t1.command, b'{"forged": true}', qos=1)
         ch.publish_event("marker", {})
-        assert referee.wait_for(lambda m: any(t == t1.events for t, _, _ in m))
-        assert display.wait_for(lambda m: any(t == t1.events for t, _, _ in m))
+        assert referee.wait_for_any(lambda t, _: t == t1.events)
+        assert display.wait_for_any(lambda t, _: t == t1.events)
         pub.close()
         ref_topics = [t for t, _, _ in referee.messages]
         disp_topics = [t for t, _, _ in display.messages]
@@ -228,7 +228,7 @@ def test_deploy_config_runs_a_real_broker(tmp_path: Path, collectors: list[Colle
         pub.start()
         assert pub.wait_connected(10)
         TableChannel("T1", pub, game_id="g").publish_state(sample_public())
-        assert referee.wait_for(lambda m: any(t.endswith("/T1/state") for t, _, _ in m))
+        assert referee.wait_for_any(lambda t, _: t.endswith("/T1/state"))
         pub.close()
     finally:
         proc.terminate()

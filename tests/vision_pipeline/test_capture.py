@@ -13,7 +13,7 @@ import pytest
 
 from mjtable.tiles import NotationError
 from tests.vision_pipeline.conftest import needs_model
-from vision.pipeline.capture import DEFAULT_LAYOUT, Capture, layout_tiles, parse_layout
+from vision.pipeline.capture import DEFAULT_LAYOUT, Capture, layout_scene, layout_tiles, parse_layout
 from vision.pipeline.cli_support import add_capture_arguments, capture_main
 from vision.pipeline.table import TablePipeline
 from vision.pipeline.template_classifier import TemplateClassifier
@@ -77,3 +77,12 @@ def test_capture_command_files_every_class_from_the_simulated_camera(tmp_path: P
     bad.write_text("12345q\n")
     assert capture_main(parser.parse_args(["sim", "--out", str(tmp_path), "--layout", str(bad)]), out) == 2
     assert "layout line 1" in out.getvalue().splitlines()[-1]
+
+
+def test_a_layout_scene_has_the_four_ponds_and_nothing_else() -> None:
+    layout = parse_layout("1m 2p\n\nback 7z\n")
+    scene = layout_scene(layout)
+    assert [s.pond for s in scene.seats] == [("1m", "2p"), (), ("back", "7z"), ()]
+    assert all(s.hand_size == 0 and not s.melds for s in scene.seats)
+    with pytest.raises(ValueError, match="four seats"):
+        layout_scene(layout[:3])

@@ -176,10 +176,11 @@ def test_a_flat_table_geometry_reads_as_before() -> None:
 
 
 def test_a_1080p_camera_finds_every_top_where_its_tile_lies() -> None:
-    """The pipeline works at any frame size: a 1920 x 1080 camera (canvas 2.25 px/mm) calibrates from the
-    markers and every tile of the busy table is found within 3 mm of where it lies."""
+    """The pipeline works at any frame size: a 1920 x 1080 camera (its canvas 2.25 px/mm by default) calibrates
+    from the markers and every tile of the busy table is found within 3 mm of where it lies."""
     art = Cc0TileArt()
-    cam = SimCamera(art=art, seed=2, frame_size=(1920, 1080), px_per_mm=2.25)
+    cam = SimCamera(art=art, seed=2, frame_size=(1920, 1080))
+    assert cam.ppm == 2.25
     assert cam.render(BUSY).shape == (1080, 1920, 3)
     assert cam.render_hand_camera(("1m", "2m")).shape == (720, 1280, 3)  # hand cameras stay 1280 x 720
     found = _found_tops(cam, TablePipeline(TemplateClassifier(art)), BUSY)

@@ -106,7 +106,7 @@ def bench_pipeline(
     """
     cv2.setNumThreads(THREADS)
     classifier, kind = _classifier(model)
-    cam = _camera(Cc0TileArt(), seed, frame_size)
+    cam = SimCamera(art=Cc0TileArt(), seed=seed, frame_size=frame_size)
     scenes = [busy_scene(i) for i in range(frames)]
     images = [cam.render(scene) for scene in scenes]
     single = _events_only(TablePipeline(classifier, crop_margin=0.0, rotations=1, vote_frames=1), images)
@@ -185,11 +185,6 @@ def calibration(seeds: range, frames: int = 60, model: Path | None = None) -> di
     }
 
 
-def _layout_scene(layout: tuple[tuple[str, ...], ...]) -> TableScene:
-    seats = tuple(SeatScene(pond=pond, hand_size=0) for pond in layout)
-    return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]))
-
-
 def _every_class_spread() -> tuple[tuple[str, ...], ...]:
     """Every class once, in reverse order, dealt over the four ponds (another order than the capture layout)."""
     from vision.pipeline.capture import DEFAULT_LAYOUT, parse_layout
@@ -199,21 +194,16 @@ def _every_class_spread() -> tuple[tuple[str, ...], ...]:
     return (spread[0], spread[1], spread[2], spread[3])
 
 
-def _camera(art: TileArt, seed: int, frame_size: tuple[int, int] = (1280, 720)) -> SimCamera:
-    """The simulated camera at ``frame_size`` (px), its canvas as fine as the frame needs (1.5 px/mm at 720p)."""
-    return SimCamera(art=art, seed=seed, frame_size=frame_size, px_per_mm=1.5 * frame_size[1] / 720)
-
-
 def _table_crops(
     art: TileArt, seed: int, clf: TileClassifier, frame_size: tuple[int, int] = (1280, 720)
 ) -> tuple[list[Image], list[str]]:
     """The pipeline's crops of every class laid out on the simulated table (camera ``seed``, ``frame_size``
     px), and their codes."""
-    from vision.pipeline.capture import known_crops, layout_tiles
+    from vision.pipeline.capture import known_crops, layout_scene, layout_tiles
 
     spread = _every_class_spread()
-    cam, pipe = _camera(art, seed, frame_size), TablePipeline(clf)
-    frame = cam.render(_layout_scene(spread))
+    cam, pipe = SimCamera(art=art, seed=seed, frame_size=frame_size), TablePipeline(clf)
+    frame = cam.render(layout_scene(spread))
     pipe.process(frame, 0)
     found = known_crops(pipe, frame, layout_tiles(pipe.geometry, spread))
     return [crop for _, crop, _ in found], [code for code, _, _ in found]
@@ -262,7 +252,7 @@ def table_enrollment(style: str = "cn-dark", poses: int = 3, model: Path | None 
     another camera with the classes laid out in another order over all four ponds.  ``model``: an ONNX file
     other than the committed one."""
     from vision.classifier import OnnxTileClassifier, enroll
-    from vision.pipeline.capture import DEFAULT_LAYOUT, known_crops, layout_tiles, parse_layout
+    from vision.pipeline.capture import DEFAULT_LAYOUT, known_crops, layout_scene, layout_tiles, parse_layout
     from vision.pipeline.tileart import SynthTileArt
 
     clf = OnnxTileClassifier.load(model, threads=THREADS)
@@ -273,7 +263,7 @@ def table_enrollment(style: str = "cn-dark", poses: int = 3, model: Path | None 
     for pose in range(poses):
         if pose:
             cam.bump(*((8.0, -6.0), (-7.0, 5.0), (5.0, 7.0), (-6.0, -8.0))[(pose - 1) % 4])
-        frame = cam.render(_layout_scene(layout))
+        frame = cam.render(layout_scene(layout))
         pipe.process(frame, pose)  # calibrates, and recalibrates after a bump
         for code, crop, _ in known_crops(pipe, frame, layout_tiles(pipe.geometry, layout)):
             photos.setdefault(code, []).append(crop)

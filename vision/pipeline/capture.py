@@ -23,7 +23,7 @@ import numpy.typing as npt
 from mjtable.tiles import NotationError, parse_tiles
 from vision.pipeline.table import TablePipeline
 from vision.pipeline.zones import TableGeometry, seat_to_table
-from vision.scene import BACK
+from vision.scene import BACK, SeatScene, TableScene
 
 Image = npt.NDArray[np.uint8]
 #: Every class once: 46 tiles in the first two ponds.
@@ -50,6 +50,14 @@ def parse_layout(text: str) -> tuple[tuple[str, ...], ...]:
             raise NotationError(f"layout line {number + 1}: {len(codes)} tiles, a pond holds 24")
         seats.append(tuple(codes))
     return (seats[0], seats[1], seats[2], seats[3])
+
+
+def layout_scene(layout: Sequence[Sequence[str]]) -> TableScene:
+    """The table showing a layout (four ponds, no hands or melds): what the simulated camera films for it."""
+    seats = [SeatScene(pond=tuple(pond), hand_size=0) for pond in layout]
+    if len(seats) != 4:
+        raise ValueError(f"a layout has four seats' ponds, got {len(seats)}")
+    return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]))
 
 
 def layout_tiles(geometry: TableGeometry, layout: Sequence[Sequence[str]]) -> list[tuple[str, float, float]]:

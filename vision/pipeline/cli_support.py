@@ -200,12 +200,12 @@ def capture_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def _simulated_layout(spec: str, layout: tuple[tuple[str, ...], ...], args: argparse.Namespace) -> FrameSource:
     """``sim`` or ``sim:STYLE``: the simulated camera showing the layout in the CC0 artwork or a synthetic style
     (``vision.synth``), turned a little between frames."""
+    from vision.pipeline.capture import layout_scene
     from vision.pipeline.tileart import Cc0TileArt, SynthTileArt, TileArt
-    from vision.scene import SeatScene, TableScene
     from vision.simcam import SimCamera, SimulatedSource
 
     style = spec.partition(":")[2]
     art: TileArt = SynthTileArt(style=style) if style else Cc0TileArt()
     cam = SimCamera(_geometry(args), art=art, seed=1, hfov_deg=args.hfov)
-    scene = TableScene(seats=tuple(SeatScene(pond=pond, hand_size=0) for pond in layout))  # type: ignore[arg-type]
+    scene = layout_scene(layout)
     return SimulatedSource(cam, lambda: scene, frames=args.frames or 40)
