@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -28,7 +29,7 @@ from vision.pipeline.camera_model import DEFAULT_HFOV_DEG
 from vision.pipeline.zones import DEFAULT_GEOMETRY, TableGeometry
 
 if TYPE_CHECKING:
-    from vision.sources import FrameSource
+    from vision.sources import Frame, FrameSource
 
 
 def _add_camera_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,12 +125,8 @@ def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
         confidence_threshold=args.threshold,
         hfov_deg=args.hfov,
     )
-    count = 0
     try:
-        while not args.frames or count < args.frames:
-            frame = source.read()
-            if frame is None:
-                break
+        for frame in _frames(source, args.frames):
             report = pipe.process(frame.image, frame.frame_id)
             for event in report.events:
                 out.write(json.dumps(event) + "\n")
@@ -139,7 +136,6 @@ def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
                     status["error"] = report.error
                 out.write(json.dumps(status) + "\n")
             out.flush()
-            count += 1
     except CameraError as exc:
         return _error(str(exc), out)
     finally:
@@ -179,11 +175,7 @@ def capture_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     capture = Capture(pipe, layout, args.out)
     read = 0
     try:
-        while not args.frames or read < args.frames:
-            frame = source.read()
-            if frame is None:
-                break
-            read += 1
+        for read, frame in enumerate(_frames(source, args.frames), start=1):
             if (read - 1) % max(1, args.every):
                 pipe.process(frame.image, frame.frame_id)  # keeps the calibration and blur gate current
                 continue
@@ -195,6 +187,17 @@ def capture_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
         source.close()
     out.write(json.dumps({"frames": read, **capture.summary()}) + "\n")
     return 0
+
+
+def _frames(source: FrameSource, limit: int) -> Iterator[Frame]:
+    """The frames of ``source`` until it ends, at most ``limit`` (0: no limit); CameraError passes through."""
+    count = 0
+    while not limit or count < limit:
+        frame = source.read()
+        if frame is None:
+            return
+        count += 1
+        yield frame
 
 
 def _simulated_layout(spec: str, layout: tuple[tuple[str, ...], ...], args: argparse.Namespace) -> FrameSource:
