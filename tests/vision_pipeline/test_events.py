@@ -131,3 +131,13 @@ def test_segmentation_finds_every_slot_and_meld_on_other_tile_styles(style_seed:
     assert slots == [(s, i) for s in range(4) for i in range(len(scene.seats[s].pond))]
     melds = sorted((e["seat"], e["position"], e["claimed_from"]) for e in events if e["type"] != "discard")
     assert melds == [(0, 0, 2), (0, 1, 3), (1, 0, 3), (2, 0, None), (3, 0, 0)]
+
+
+@pytest.mark.parametrize("size", ["big", "1920", "1920x"])
+def test_the_pipeline_bench_refuses_a_malformed_frame_size(size: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.pipeline.bench import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--frame-size", size])
+    assert exc.value.code == 2
+    assert "--frame-size wants WxH" in capsys.readouterr().err
