@@ -369,7 +369,8 @@ class RiichiExtension(EngineExtension):
         return {"riichi": out}
 
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
-        """Riichi whenever possible with a closed tenpai hand; after riichi discard the drawn tile."""
+        """Riichi whenever possible with a closed tenpai hand; after riichi discard the drawn tile; never a fifth
+        kan (a kong claim then passes)."""
         from controller.bots import Action
 
         hand = state.hand
@@ -392,9 +393,10 @@ class RiichiExtension(EngineExtension):
                 if h is not None and self.rules.can_riichi(h, t, live_tiles_left=hand.wall_remaining):
                     return Action("discard", (*default.fields, ("riichi", True)))
             return default
-        if state.phase in (Phase.CLAIMS, Phase.ROB_KONG) and ext.riichi[seat] and default.kind == "claim" \
-                and dict(default.fields).get("kind") != "win":
-            return Action("button", (("button", "pass"),))
+        if state.phase in (Phase.CLAIMS, Phase.ROB_KONG) and default.kind == "claim":
+            kind = dict(default.fields).get("kind")
+            if (ext.riichi[seat] and kind != "win") or (kind == "kong" and kans(hand) >= MAX_KANS):
+                return Action("button", (("button", "pass"),))  # L367; no fifth kan (L319)
         return default
 
 
