@@ -4,7 +4,14 @@ It uses a persistent MQTT session (fixed client id, ``clean_session=False``, QoS
 the broker is down the broker queues the events (mosquitto with ``persistence true`` keeps them across its
 own restart), and paho acknowledges a message only after :meth:`Recorder._on_message` returned, i.e. after
 the event is in the database.  Duplicates (redeliveries, a table resending its outbox) are dropped by event
-id.  Malformed payloads are logged and counted, never stored.  It also stores each table's complete game record
+id.  Malformed payloads are logged and counted, never stored.
+
+MQTT 5, with a session that never expires (``clean_start=False``): several recorders may share the work with
+``share_group`` (subscriptions ``$share/<group>/mjtable/v1/table/+/...``; the broker gives each message to one
+member, every member writes the same database, and the inserts are idempotent, so every event is stored once).
+With ``batch_max > 0`` (the default) messages are stored by a writer thread in batches and acknowledged only after
+their transaction committed (:mod:`mjtable.recorder.writer`); ``batch_max=0`` stores each message on paho's
+thread.  It also stores each table's complete game record
 (``referee/record``, :mod:`mjtable.recorder.engine_record`; the ``recorder`` role may read it) for the riichi
 tenhou/mjai exports.  Callbacks run on paho's network thread.
 """
@@ -14,18 +21,26 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from mjtable import schemas
 from mjtable.mqtt.topics import ALL_EVENTS, ALL_RECORDS, ALL_STATUS, TopicError, table_of
 from mjtable.recorder.engine_record import MAX_RECORD_BYTES, RecordError, check_record
 from mjtable.recorder.store import EventStore
+from mjtable.recorder.writer import BatchWriter, Inbound
 
 LOGGER = logging.getLogger(__name__)
 MAX_EVENT_BYTES = 256 * 1024
+#: MQTT 5 session expiry that means "never" (the broker keeps the recorder's queue while it is away)
+SESSION_NEVER_EXPIRES = 0xFFFFFFFF
+#: in-flight window the recorder offers the broker (MQTT 5 Receive Maximum): a batch is at most this big
+RECEIVE_MAXIMUM = 1000
 
 
 class Recorder:
@@ -36,10 +51,16 @@ class Recorder:
         host, port: the broker (TCP).
         client_id: fixed MQTT client id: the broker keeps this session's queue while the recorder is away.
         username, password: the recorder's broker user (role ``recorder`` in deploy/mosquitto).
+        share_group: subscribe as a member of this MQTT 5 shared-subscription group (several recorders).
+        batch_max: most messages per database transaction on the writer thread (0: one insert per message on
+            paho's network thread).
     """
 
     def __init__(self, store: EventStore, host: str, port: int, *, client_id: str = "mjtable-recorder",
-                 username: str | None = None, password: str | None = None, keepalive_s: int = 10) -> None:
+                 username: str | None = None, password: str | None = None, keepalive_s: int = 10,
+                 share_group: str | None = None, batch_max: int = 500) -> None:
+        if share_group is not None and not share_group.replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"bad share group {share_group!r}: use letters, digits, '-' or '_'")
         self.store = store
         self.host = host
         self.port = port
@@ -49,7 +70,10 @@ class Recorder:
         self.records = 0
         self._connected = threading.Event()
         self.last_connect_error: str | None = None
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False)
+        self.share_group = share_group
+        self._batch = threading.local()
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5,
+                        manual_ack=batch_max > 0)
         if username is not None:
             c.username_pw_set(username, password)
         c.reconnect_delay_set(1, 2)
@@ -59,12 +83,19 @@ class Recorder:
         c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         self._client = c
+        self._writer = BatchWriter(self, c.ack, max_batch=batch_max) if batch_max > 0 else None
         self._keepalive_s = keepalive_s
         self._stopping = False
 
     def start(self) -> Recorder:
         """Connect in the background (paho thread); reconnects on its own."""
-        self._client.connect_async(self.host, self.port, keepalive=self._keepalive_s)
+        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        props.SessionExpiryInterval = SESSION_NEVER_EXPIRES
+        props.ReceiveMaximum = RECEIVE_MAXIMUM
+        if self._writer is not None:
+            self._writer.start()
+        self._client.connect_async(self.host, self.port, keepalive=self._keepalive_s, clean_start=False,
+                                   properties=props)
         self._client.loop_start()
         return self
 
@@ -73,16 +104,30 @@ class Recorder:
         return self._connected.wait(timeout_s)
 
     def stop(self) -> None:
+        """Disconnect, then store what the writer still holds (unacknowledged: the broker sends it again next
+        time, and the duplicate is dropped by id)."""
         self._stopping = True
         self._client.disconnect()
         self._client.loop_stop()
+        if self._writer is not None:
+            self._writer.stop()
+
+    @property
+    def backlog(self) -> int:
+        """Messages received and not yet stored (the writer's queue)."""
+        return self._writer.backlog if self._writer is not None else 0
+
+    def subscriptions(self) -> list[str]:
+        """The topic filters, as members of the shared group when there is one."""
+        topics = [ALL_EVENTS, ALL_STATUS, ALL_RECORDS]
+        return [f"$share/{self.share_group}/{t}" for t in topics] if self.share_group else topics
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
             self.last_connect_error = str(reason)
             LOGGER.error("broker %s:%s refused the recorder: %s", self.host, self.port, reason)
             return
-        client.subscribe([(ALL_EVENTS, 1), (ALL_STATUS, 1), (ALL_RECORDS, 1)])
+        client.subscribe([(t, 1) for t in self.subscriptions()])
         LOGGER.info("recorder connected to %s:%s (session present: %s)", self.host, self.port,
                     getattr(flags, "session_present", "?"))
 
@@ -99,7 +144,36 @@ class Recorder:
             LOGGER.warning("recorder lost the broker (%s); reconnecting", reason)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        self.handle(msg.topic, bytes(msg.payload))
+        if self._writer is not None:
+            self._writer.put(Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos))
+        else:
+            self.handle(msg.topic, bytes(msg.payload))
+
+    def collect(self, messages: Sequence[Inbound]) -> list[dict[str, Any]]:
+        """Validate a batch (writer thread): status and records are stored now, the events are returned for
+        :meth:`commit`."""
+        self._batch.events = []
+        try:
+            for m in messages:
+                self.handle(m.topic, m.payload)
+            return list(self._batch.events)
+        finally:
+            self._batch.events = None
+
+    def commit(self, events: Sequence[dict[str, Any]]) -> None:
+        """Store a batch of validated events in one transaction (writer thread)."""
+        new = self.store.add_events(events)
+        self.stored += new
+        self.duplicates += len(events) - new
+
+    def _store_event(self, doc: dict[str, Any]) -> None:
+        pending = getattr(self._batch, "events", None)
+        if pending is not None:  # inside collect(): the writer stores the batch in one transaction
+            pending.append(doc)
+        elif self.store.add_event(doc):
+            self.stored += 1
+        else:
+            self.duplicates += 1
 
     def handle(self, topic: str, payload: bytes) -> None:
         """Validate and store one message (called on paho's network thread, or directly in tests)."""
@@ -122,10 +196,7 @@ class Recorder:
             self.rejected += 1
             LOGGER.warning("recorder rejected a message on %s: %s", topic, exc)
             return
-        if self.store.add_event(doc):
-            self.stored += 1
-        else:
-            self.duplicates += 1
+        self._store_event(doc)
 
 
     def _record(self, table: str, payload: bytes) -> None:

@@ -5,19 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import shutil
-import subprocess
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from mjtable import schemas
-from mjtable.broker import LocalMosquitto, free_port
+from mjtable.broker import LocalMosquitto
 from mjtable.mqtt.channel import TableChannel, status_message
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher
@@ -136,35 +129,6 @@ def test_ranking_points_split_ties() -> None:
     assert ranking_points([5, 5, 5, 5], "sichuan-sbr-2025") == [2.5] * 4
     assert ranking_points([40000, 30000, 20000, 10000], "riichi-hkma-2025") == [50, 10, -10, -30]
     assert parse_broker("mqtt://10.0.0.2:1883") == ("10.0.0.2", 1883)
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A throwaway PostgreSQL cluster (Debian's postgresql binaries) on 127.0.0.1, or skip."""
-    pytest.importorskip("psycopg")
-    bindir = Path("/usr/lib/postgresql")
-    versions = sorted(bindir.glob("*/bin/initdb")) if bindir.exists() else []
-    if not versions:
-        pytest.skip("PostgreSQL server binaries are not installed")
-    bin_ = versions[-1].parent
-    prefix: list[str] = []
-    data = Path(tempfile.mkdtemp(prefix="mjt-pg-"))  # not under pytest's root-only tmp tree: postgres must enter
-    if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
-        if shutil.which("runuser") is None:
-            pytest.skip("running as root without runuser")
-        prefix = ["runuser", "-u", "postgres", "--"]
-        shutil.chown(data, "postgres")
-    port = free_port()
-    try:
-        subprocess.run([*prefix, str(bin_ / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "mjt"],
-                       check=True, capture_output=True)
-        subprocess.run([*prefix, str(bin_ / "pg_ctl"), "-D", str(data / "db"), "-w", "-l", str(data / "log"), "-o",
-                        f"-p {port} -k {data} -c listen_addresses=127.0.0.1", "start"], check=True, capture_output=True)
-        yield f"postgresql://mjt@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*prefix, str(bin_ / "pg_ctl"), "-D", str(data / "db"), "-m", "fast", "stop"],
-                       capture_output=True, check=False)
-        shutil.rmtree(data, ignore_errors=True)
 
 
 def test_recorder_on_postgresql(postgres_url: str, mosquitto: LocalMosquitto, tmp_path: Path) -> None:
