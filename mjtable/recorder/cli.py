@@ -11,6 +11,12 @@ referee-only ``referee/record`` topic, or ``--import-journal`` of an engine jour
 ``<game>.tenhou.json`` (tenhou.net/6) and ``<game>.mjai.jsonl`` (mjai JSON lines).
 
     mjtable recorder --db sqlite:///runs/records.db --import-journal runs/journal/game-0.jsonl --export out
+
+A venue runs several recorders on one PostgreSQL, sharing the tables through an MQTT 5 shared subscription
+(each with its own fixed client id; every event is stored once, either may be killed and restarted):
+
+    mjtable recorder --db postgresql://recorder@db/venue --share-group recorders --client-id rec-a
+    mjtable recorder --db postgresql://recorder@db/venue --share-group recorders --client-id rec-b
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mjtable.recorder.recorder import Recorder
-from mjtable.recorder.store import SqlEventStore, StoreError
+from mjtable.recorder.store import SqlEventStore, StoreError, redact_url
 from mjtable.records import (
     game_records_from_events,
     penalty_sheet_csv,
@@ -42,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--password-file", type=Path, default=None, help="file holding the broker password")
     parser.add_argument("--client-id", default="mjtable-recorder", help="fixed id of the persistent session")
     parser.add_argument("--stats-every-s", type=float, default=60.0)
+    parser.add_argument("--share-group", default=None, metavar="GROUP",
+                        help="share the tables with other recorders ($share/GROUP/...; MQTT 5)")
+    parser.add_argument("--batch", type=int, default=500, metavar="N",
+                        help="most events per database transaction (0: one insert per message)")
     parser.add_argument("--export", type=Path, default=None, metavar="DIR",
                         help="write game records, score sheets and standings from the database, then exit")
     parser.add_argument("--import-journal", type=Path, action="append", default=[], metavar="JOURNAL",
@@ -119,7 +129,7 @@ def import_journals(store: SqlEventStore, paths: list[Path]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
     try:
-        store = SqlEventStore(args.db)
+        store = SqlEventStore(args.db, stored_by=args.client_id)
     except (StoreError, OSError) as exc:
         _emit({"event": "error", "error": str(exc)})
         return 2
@@ -139,14 +149,20 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         _emit({"event": "error", "error": str(exc)})
         return 2
-    rec = Recorder(store, host, port, client_id=args.client_id, username=args.username, password=password).start()
+    try:
+        rec = Recorder(store, host, port, client_id=args.client_id, username=args.username, password=password,
+                       share_group=args.share_group, batch_max=max(0, args.batch)).start()
+    except ValueError as exc:
+        _emit({"event": "error", "error": str(exc)})
+        return 2
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    _emit({"event": "recorder_started", "broker": f"{host}:{port}", "db": args.db, "client_id": args.client_id})
+    _emit({"event": "recorder_started", "broker": f"{host}:{port}", "db": redact_url(args.db),
+           "client_id": args.client_id, "share_group": args.share_group})
     while not stop.wait(args.stats_every_s):
         _emit({"event": "recorder_stats", "stored": rec.stored, "duplicates": rec.duplicates,
-               "rejected": rec.rejected, "connected": rec.wait_connected(0)})
+               "rejected": rec.rejected, "connected": rec.wait_connected(0), "backlog": rec.backlog})
     rec.stop()
     store.close()
     _emit({"event": "recorder_stopped", "stored": rec.stored, "duplicates": rec.duplicates, "rejected": rec.rejected})
