@@ -32,6 +32,7 @@ from paho.mqtt.properties import Properties
 from mjtable import schemas
 from mjtable.mqtt.topics import ALL_EVENTS, ALL_RECORDS, ALL_STATUS, TopicError, table_of
 from mjtable.recorder.engine_record import MAX_RECORD_BYTES, RecordError, check_record
+from mjtable.recorder.envelope import check_event
 from mjtable.recorder.store import EventStore
 from mjtable.recorder.writer import BatchWriter, Inbound
 
@@ -189,7 +190,7 @@ class Recorder:
                 schemas.validate("status", doc)
                 self.store.set_status(table, doc["status"], float(doc.get("ts_s", 0.0)))
                 return
-            schemas.validate("event", doc)
+            check_event(doc)  # exactly the schema, ~40x faster (mjtable.recorder.envelope)
             if doc["table"] != table:
                 raise schemas.PayloadError(f"event for table {doc['table']!r} on {topic}")
         except (TopicError, UnicodeDecodeError, json.JSONDecodeError, schemas.PayloadError) as exc:
