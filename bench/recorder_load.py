@@ -1,0 +1,307 @@
+"""Recorder load bench: where is the ceiling of stored events/s, SQLite vs PostgreSQL, 1 to 4 recorders?
+
+    nice -n 10 .venv/bin/python -m bench.recorder_load [--rate 5000] [--duration-s 6] [--backlog 30000]
+                                                       [--recorders 1,2,3,4] [--stores sqlite,postgresql]
+                                                       [--generators 3] [--tables 200]
+
+Everything is real and on 127.0.0.1: one mosquitto, a throwaway PostgreSQL cluster
+(:class:`mjtable.recorder.pgserver.LocalPostgres`), ``--generators`` generator processes (each its own paho
+client, ``--tables`` tables between them, QoS 1, pre-built ``mjtable.event/1`` envelopes stamped with the
+publish time), and 1-4 ``mjtable recorder`` processes sharing the tables through an MQTT 5 shared subscription
+(``--share-group``), each storing batches in one transaction.  For each store and recorder count:
+
+* live: the generators offer ``--rate`` events/s for ``--duration-s``; reported are offered and stored events/s
+  (stored / time until the last one was in the database), the recorders' lag after the last publish, p50/p99
+  latency publish -> row built for the committing transaction (``received_s - ts_s``, one clock) and loss
+  (sent - stored, after a drain of up to 60 s);
+* ceiling: ``--backlog`` events are published while the recorders are stopped (the broker queues them in their
+  persistent sessions), then the recorders start and drain it: stored events/s with the generators out of the
+  way is the recorders' ceiling.
+
+SQLite with one recorder is the anchor of the same run.  Target (issue 20): >= 5,000 events/s stored with 0
+loss (a 200-table venue at 10 events/s per table is 2,000).  Prints one JSON line per configuration and a
+final summary line; exit code 0 when some PostgreSQL configuration met the target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from mjtable.broker import LocalMosquitto
+from mjtable.recorder.pgserver import LocalPostgres
+from mjtable.recorder.store import SqlEventStore
+
+TARGET_EVENTS_S = 5000.0
+SHARE_GROUP = "bench"
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+# -- generator processes ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GenSpec:
+    """What one generator process publishes: ``rate`` events/s over ``tables`` (round robin) from ``start_at``
+    (unix time) for ``duration_s`` or until ``limit`` events (-1: no limit); ``rate <= 0``: as fast as it can."""
+
+    host: str
+    port: int
+    tables: list[str]
+    rate: float
+    duration_s: float
+    limit: int
+    run: str
+    start_at: float
+
+
+def generate(spec: GenSpec, out: Any) -> None:
+    """One generator process (see :class:`GenSpec`); puts (sent, acked by the broker, seconds) on ``out``."""
+    host, port, tables, rate, duration_s = spec.host, spec.port, spec.tables, spec.rate, spec.duration_s
+    limit, run, start_at = spec.limit, spec.run, spec.start_at
+    acked = 0
+    lock = threading.Lock()
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"gen-{run}-{os.getpid()}")
+    c.max_inflight_messages_set(2000)
+    c.max_queued_messages_set(0)
+
+    def on_publish(*_: Any) -> None:
+        nonlocal acked
+        with lock:
+            acked += 1
+
+    c.on_publish = on_publish
+    c.connect(host, port, keepalive=30)
+    c.loop_start()
+    seqs = dict.fromkeys(tables, 0)
+    sent = 0
+    n = len(tables)
+    while time.time() < start_at:
+        time.sleep(0.001)
+    t0 = time.time()
+    end = t0 + duration_s
+    total = int(rate * duration_s) if rate > 0 else limit
+    while True:
+        now = time.time()
+        if now >= end or (total >= 0 and sent >= total):
+            break
+        due = (int((now - t0) * rate) if rate > 0 else sent + 200) - sent
+        if total >= 0:
+            due = min(due, total - sent)
+        if due <= 0:
+            time.sleep(0.002)
+            continue
+        for _ in range(due):
+            table = tables[sent % n]
+            seqs[table] += 1
+            seq = seqs[table]
+            doc = {"schema": "mjtable.event/1", "table": table, "game": f"{table}-{run}", "id": f"{table}-{run}:{seq}",
+                   "seq": seq, "ts_s": time.time(), "type": "discard", "data": {"seat": seq % 4, "tile": "5p"}}
+            c.publish(f"mjtable/v1/table/{table}/events", json.dumps(doc, separators=(",", ":")), qos=1)
+            sent += 1
+    seconds = time.time() - t0
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        with lock:
+            if acked >= sent:
+                break
+        time.sleep(0.01)
+    c.disconnect()
+    c.loop_stop()
+    out.put((sent, acked, seconds))
+
+
+def offer(broker: LocalMosquitto, *, generators: int, tables: int, rate: float, duration_s: float,
+          run: str, limit: int = -1) -> tuple[int, int, float, float]:
+    """Run the generator processes; returns (sent, acked by the broker, start unix time, longest seconds)."""
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    names = [f"V{t:03d}" for t in range(tables)]
+    start_at = time.time() + 1.5  # the spawned interpreters need time to import
+    procs = [ctx.Process(target=generate, args=(GenSpec(broker.host, broker.port, names[g::generators],
+                                                        rate / generators, duration_s,
+                                                        limit // generators if limit > 0 else -1, run, start_at),
+                                                out))
+             for g in range(generators)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=duration_s + 120) for _ in procs]
+    for p in procs:
+        p.join(10)
+    return (sum(r[0] for r in results), sum(r[1] for r in results), start_at, max(r[2] for r in results))
+
+
+# -- recorder processes -----------------------------------------------------------------------------------
+class RecorderProc:
+    """``mjtable recorder --share-group`` as a child process; reads its JSON lines."""
+
+    def __init__(self, broker: LocalMosquitto, db: str, name: str, batch: int) -> None:
+        self.argv = [sys.executable, "-m", "mjtable.cli", "recorder", "--broker", f"{broker.host}:{broker.port}",
+                     "--db", db, "--client-id", name, "--share-group", SHARE_GROUP, "--batch", str(batch),
+                     "--stats-every-s", "0.2"]
+        self.connected = threading.Event()
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> RecorderProc:
+        self.connected.clear()
+        self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+        return self
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if '"connected": true' in line:
+                self.connected.set()
+
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) this process used so far (0 when it is not running)."""
+        return _cpu_s(self.proc.pid) if self.proc is not None and self.proc.poll() is None else 0.0
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def _cpu_s(pid: int) -> float:
+    """user + system CPU seconds of a live process (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _start_all(recs: list[RecorderProc]) -> None:
+    for r in recs:
+        r.start()
+    for r in recs:
+        if not r.connected.wait(60):
+            raise RuntimeError(f"recorder {r.argv} did not connect")
+
+
+def _wait_stored(store: SqlEventStore, target: int, timeout_s: float) -> tuple[int, float]:
+    """Poll until ``target`` events are stored or the time is up; returns (stored, unix time of the last growth)."""
+    deadline = time.time() + timeout_s
+    last, last_t = -1, time.time()
+    while time.time() < deadline:
+        n = store.count()
+        if n != last:
+            last, last_t = n, time.time()
+        if n >= target:
+            break
+        if time.time() - last_t > 10:  # nothing new for 10 s: the rest is lost
+            break
+        time.sleep(0.02)
+    return last, last_t
+
+
+def one_config(kind: str, db: str, n_rec: int, args: argparse.Namespace) -> dict[str, Any]:
+    """One store and recorder count, on a broker of its own (no sessions left from another configuration)."""
+    with LocalMosquitto(ws_port=None) as broker:
+        return _measure(kind, db, broker, n_rec, args)
+
+
+def _measure(kind: str, db: str, broker: LocalMosquitto, n_rec: int, args: argparse.Namespace) -> dict[str, Any]:
+    tag = f"{kind[:2]}{n_rec}"
+    store = SqlEventStore(db)
+    recs = [RecorderProc(broker, db, f"bench-{tag}-{i}", args.batch) for i in range(n_rec)]
+    out: dict[str, Any] = {"store": kind, "recorders": n_rec}
+    try:
+        _start_all(recs)
+        # live load
+        sent, acked, t0, seconds = offer(broker, generators=args.generators, tables=args.tables, rate=args.rate,
+                                         duration_s=args.duration_s, run=f"{tag}live")
+        publish_end = t0 + seconds
+        stored, last_t = _wait_stored(store, sent, 60)
+        rec_cpu = sum(r.cpu_s() for r in recs)
+        broker_proc = broker._proc  # the mosquitto process of this configuration
+        broker_cpu = _cpu_s(broker_proc.pid) if broker_proc is not None else 0.0
+        lat = store._run(lambda c: c.execute("SELECT received_s - ts_s FROM events").fetchall())
+        ms = [float(r[0]) * 1000 for r in lat]
+        out.update({"offered_events_s": round(sent / seconds, 1), "sent": sent, "broker_acked": acked,
+                    "stored": stored, "lost": sent - stored,
+                    "stored_events_s": round(stored / max(1e-9, last_t - t0), 1),
+                    "lag_after_last_publish_s": round(max(0.0, last_t - publish_end), 3),
+                    "latency_p50_ms": round(_pct(ms, 0.50), 1), "latency_p99_ms": round(_pct(ms, 0.99), 1),
+                    "recorder_cpu_us_per_event": round(rec_cpu / max(1, stored) * 1e6, 1),
+                    "broker_cpu_us_per_event": round(broker_cpu / max(1, stored) * 1e6, 1),
+                    "load_avg_1min": round(os.getloadavg()[0], 2)})
+        # drain ceiling: queue a backlog while the recorders are away, then let them drain it
+        for r in recs:
+            r.stop()
+        before = store.count()
+        b_sent = offer(broker, generators=args.generators, tables=args.tables, rate=0.0, duration_s=600.0,
+                       run=f"{tag}bl", limit=args.backlog)[0]
+        t_start = time.time()
+        _start_all(recs)
+        stored_b, last_b = _wait_stored(store, before + b_sent, 120)
+        out.update({"backlog": b_sent, "backlog_lost": before + b_sent - stored_b,
+                    "ceiling_events_s": round((stored_b - before) / max(1e-9, last_b - t_start), 1)})
+    finally:
+        for r in recs:
+            r.stop()
+        store.close()
+    out["pass"] = bool(out.get("lost") == 0 and out.get("backlog_lost") == 0
+                       and out.get("stored_events_s", 0) >= 0.98 * args.rate and args.rate >= TARGET_EVENTS_S
+                       and out.get("lag_after_last_publish_s", 99) < 1.0)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rate", type=float, default=TARGET_EVENTS_S, help="offered events/s in the live run")
+    ap.add_argument("--duration-s", type=float, default=6.0)
+    ap.add_argument("--backlog", type=int, default=30000, help="events queued for the drain-ceiling run")
+    ap.add_argument("--recorders", default="1,2,3,4")
+    ap.add_argument("--stores", default="sqlite,postgresql")
+    ap.add_argument("--generators", type=int, default=3)
+    ap.add_argument("--tables", type=int, default=200)
+    ap.add_argument("--batch", type=int, default=500)
+    args = ap.parse_args(argv)
+    counts = [int(x) for x in args.recorders.split(",")]
+    stores = args.stores.split(",")
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="mjt-bench-rec-") as tmp, LocalPostgres() as pg:
+        for kind in stores:
+            for n in counts:
+                db = (f"sqlite:///{Path(tmp) / f'{kind}-{n}.db'}" if kind == "sqlite"
+                      else pg.create_database(f"bench_{n}"))
+                row = {"bench": "recorder_load", **one_config(kind, db, n, args)}
+                print(json.dumps(row), flush=True)
+                rows.append(row)
+    anchor = next((r for r in rows if r["store"] == "sqlite" and r["recorders"] == 1), None)
+    best_pg = max((r for r in rows if r["store"] == "postgresql"), key=lambda r: r.get("ceiling_events_s", 0),
+                  default=None)
+    summary = {"bench": "recorder_load", "summary": True, "target_events_s": TARGET_EVENTS_S, "rate": args.rate,
+               "duration_s": args.duration_s, "generators": args.generators, "tables": args.tables,
+               "anchor_sqlite_1_ceiling_events_s": anchor and anchor["ceiling_events_s"],
+               "best_postgresql": best_pg and {k: best_pg[k] for k in ("recorders", "ceiling_events_s",
+                                                                      "stored_events_s", "lost")},
+               "pass": any(r["pass"] for r in rows if r["store"] == "postgresql")}
+    print(json.dumps(summary), flush=True)
+    return 0 if summary["pass"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
