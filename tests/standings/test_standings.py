@@ -34,7 +34,7 @@ from tests.recorder.helpers import wait_until
 
 def _hand(table: str, game: str, hand_no: int, players: list[str], scores: list[int], *, rules: str = "mcr-2006",
           dealer: int = 0, winner: int = 0, discarder: int | None = 1, ts: float = 0.0) -> dict[str, Any]:
-    result = {"kind": "win", "winners": [winner], "discarder": discarder, "fans": [], "total": 8,
+    result: dict[str, Any] = {"kind": "win", "winners": [winner], "discarder": discarder, "fans": [], "total": 8,
               "payments": [0, 0, 0, 0], "hands": {}}
     return {"schema": "mjtable.event/1", "table": table, "game": game, "id": f"{game}:hand{hand_no}:result",
             "seq": hand_no, "ts_s": ts or float(hand_no), "type": "hand_result",
