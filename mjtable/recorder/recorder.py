@@ -1,10 +1,11 @@
 """The recorder: subscribes to every table on a broker and stores their event streams.
 
-It uses a persistent MQTT session (fixed client id, ``clean_session=False``, QoS 1): while the recorder or
+It uses a persistent MQTT session (fixed client id, ``clean_start=False``, QoS 1): while the recorder or
 the broker is down the broker queues the events (mosquitto with ``persistence true`` keeps them across its
-own restart), and paho acknowledges a message only after :meth:`Recorder._on_message` returned, i.e. after
-the event is in the database.  Duplicates (redeliveries, a table resending its outbox) are dropped by event
-id.  Malformed payloads are logged and counted, never stored.
+own restart), and a message is acknowledged only after the event is in the database (by the writer thread
+after its batch committed, or by paho after :meth:`Recorder._on_message` returned when ``batch_max=0``).
+Duplicates (redeliveries, a table resending its outbox) are dropped by event id.  Malformed payloads are
+logged and counted, never stored.
 
 MQTT 5, with a session that never expires (``clean_start=False``): several recorders may share the work with
 ``share_group`` (subscriptions ``$share/<group>/mjtable/v1/table/+/...``; the broker gives each message to one
