@@ -79,7 +79,8 @@ class LocalPostgres:
         self._prefix = ["runuser", "-u", user, "--"] if user else []
         if user and shutil.which("runuser") is None:
             raise PostgresError("running as root without runuser (util-linux) to drop privileges")
-        self._dir = Path(tempfile.mkdtemp(prefix="mjt-pg-"))  # /tmp, not pytest's root-only tree
+        # as root: under /tmp (whatever TMPDIR says), so the unprivileged user can reach the directory
+        self._dir = Path(tempfile.mkdtemp(prefix="mjt-pg-", dir="/tmp" if user else None))
         if user:
             shutil.chown(self._dir, user)
         if self.port == 0:
