@@ -197,3 +197,12 @@ def test_writer_stopped_while_the_database_is_down_acknowledges_nothing() -> Non
         time.sleep(0.01)
     writer.stop()
     assert writer.failures >= 3 and sink.acked == [] and sink.committed == []
+
+
+def test_the_test_cluster_runs_unprivileged_on_loopback(postgres_url: str) -> None:
+    with psycopg.connect(postgres_url) as conn:
+        data_dir = conn.execute("SHOW data_directory").fetchone()
+        listen = conn.execute("SHOW listen_addresses").fetchone()
+    # initdb and the server never run as root, even when the tests do
+    assert listen is not None and listen[0] == "127.0.0.1"
+    assert data_dir is not None and Path(data_dir[0]).stat().st_uid != 0
