@@ -66,6 +66,7 @@ class PanelTable:
         backend: the pin backend (owned by the caller, who closes it).
         config: the model's pin map and timeouts.
         clock: monotonic seconds (build durations).
+        close_backend: close ``backend`` when the table is closed (the service opens one per connection).
     Raises (on enter):
         hw.backend.GpioError: a pin is taken or the backend fails (nothing stays reserved).
     """
@@ -73,8 +74,9 @@ class PanelTable:
     reads_dice = False
 
     def __init__(self, backend: PinBackend, config: PanelTableConfig, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, close_backend: bool = False) -> None:
         self.backend = backend
+        self._close_backend = close_backend
         self.config = config
         self._clock = clock
         self._inputs: dict[int, tuple[str, Button]] = {}
@@ -112,7 +114,11 @@ class PanelTable:
             for pin in self._inputs:
                 self.backend.watch(pin, self._from_backend_thread)
         except BaseException:
+            self._closed = True
             self._release()
+            if self._close_backend:
+                with contextlib.suppress(Exception):
+                    self.backend.close()
             raise
         self._put(LinkUp(0, f"panel {self.config.model}", 0))
         if self.active.get("fault"):
@@ -132,6 +138,9 @@ class PanelTable:
         self._closed = True
         self._fail_build(LinkLostError("panel closed"))
         self._release()
+        if self._close_backend:
+            with contextlib.suppress(Exception):
+                self.backend.close()
         self._events.put_nowait(None)
 
     def _release(self) -> None:

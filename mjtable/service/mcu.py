@@ -21,9 +21,12 @@ from controller.engine.events import ButtonPressed, DiceRolled, Event, LinkChang
 from firmware_bridge import events as mcu_events
 from firmware_bridge.commands import NackReason
 from firmware_bridge.events import BridgeError, BuildFailedError, BuildResult, McuNackError, McuResetError
+from firmware_bridge.panel import PanelTable
+from firmware_bridge.panel_config import PanelTableConfig
 from firmware_bridge.session import LinkTiming, TableLink
 from firmware_bridge.table import TableController
 from firmware_bridge.transport import serial_factory
+from hw.backend import GpioError, PinBackend
 from mjtable.service.health import Health
 
 LOGGER = logging.getLogger(__name__)
@@ -50,6 +53,17 @@ def serial_link_factory(port: str, baud: int, timing: LinkTiming | None = None) 
 
     def make() -> TableController:
         return TableLink(serial_factory(port, baud), timing=timing)
+
+    return make
+
+
+def panel_link_factory(config: PanelTableConfig, open_backend: Callable[[], PinBackend],
+                       *, close_backend: bool = True) -> LinkFactory:
+    """Adapters for a closed table's control panel (``[panel]``); ``open_backend`` gives the GPIO backend of each
+    connection (closed with the adapter when ``close_backend``; the demo shares its fake one)."""
+
+    def make() -> TableController:
+        return PanelTable(open_backend(), config, close_backend=close_backend)
 
     return make
 
@@ -88,15 +102,15 @@ class McuPart:
             await asyncio.Event().wait()
             return
         while True:
-            link = self._factory()
             try:
+                link = self._factory()  # a panel opens its GPIO backend here
                 async with link:
                     self.link = link
                     self._up.set()
                     self._health.set("mcu", "ok")
                     async for ev in link.events():
                         self._forward(ev)
-            except BridgeError as exc:
+            except (BridgeError, GpioError) as exc:  # GpioError: a panel's pins or backend
                 self._health.set("mcu", f"down: {self._describe or 'table MCU'}: {exc}")
             finally:
                 self.link = None
@@ -216,4 +230,4 @@ def _name(value: object) -> str:
     return str(name).lower() if name is not None else str(value)
 
 
-__all__ = ["Emit", "Event", "LinkFactory", "McuPart", "serial_link_factory"]
+__all__ = ["Emit", "Event", "LinkFactory", "McuPart", "panel_link_factory", "serial_link_factory"]
