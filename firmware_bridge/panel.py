@@ -53,7 +53,7 @@ from firmware_bridge.events import (
     TableStatus,
 )
 from firmware_bridge.panel_config import PanelButtonPin, PanelTableConfig
-from hw.backend import PinBackend, PinEdge
+from hw.backend import GpioError, PinBackend, PinEdge
 from hw.devices import Button
 
 LOGGER = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ class PanelTable:
         self._press_locks: dict[str, asyncio.Lock] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._events: asyncio.Queue[TableEvent | None] = asyncio.Queue()
-        self._changed = asyncio.Condition()
+        self._change = asyncio.Event()  #: set (and replaced) at every signal change or fault
         self.active: dict[str, bool] = {}  #: debounced state of each signal (True: lamp lit)
         self.rises: dict[str, int] = {}  #: how many times each signal became active
         self._state = "idle"
@@ -191,19 +191,25 @@ class PanelTable:
             self.rises[name] = self.rises.get(name, 0) + 1
             if name == "fault":
                 self._raise_fault(self.config.fault_code, 0, "fault lamp lit")
-        asyncio.get_running_loop().create_task(self._notify())
+        self._wake()
 
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+    def _wake(self) -> None:
+        """Wake every ``_wait_for`` to look again (loop thread)."""
+        change, self._change = self._change, asyncio.Event()
+        change.set()
 
     async def _wait_for(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
         """Wait until ``predicate()`` holds (re-checked at every signal change); False after ``timeout_s``."""
-        try:
-            async with asyncio.timeout(timeout_s), self._changed:
-                await self._changed.wait_for(predicate)
-        except TimeoutError:
-            return predicate()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while not predicate():
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._change.wait(), left)
+            except TimeoutError:
+                return predicate()
         return True
 
     # ------------------------------------------------------------------ faults
@@ -215,6 +221,7 @@ class PanelTable:
         self._state = "fault"
         self._put(fault)
         self._fail_build(BuildFailedError(fault))
+        self._wake()
         return fault
 
     def _fail_build(self, exc: BaseException) -> None:
@@ -237,16 +244,21 @@ class PanelTable:
 
     async def press(self, name: str) -> bool:
         """Press button ``name`` for its ``press_s``; False when the model has no such button."""
+        if self._closed:
+            raise LinkLostError("panel closed")
         b = self.config.button(name)
         if b is None:
             return False
         async with self._press_locks[name]:
-            self.backend.write(b.pin, self._level(b, pressed=True))
             try:
-                await asyncio.sleep(b.press_s)
-            finally:
-                if not self._closed:
-                    self.backend.write(b.pin, self._level(b, pressed=False))
+                self.backend.write(b.pin, self._level(b, pressed=True))
+                try:
+                    await asyncio.sleep(b.press_s)
+                finally:
+                    if not self._closed:
+                        self.backend.write(b.pin, self._level(b, pressed=False))
+            except GpioError as exc:  # e.g. pigpiod gone: the table is out of reach, as a lost serial link
+                raise LinkLostError(f"GPIO: {exc}") from exc
         return True
 
     async def _expect_motor(self, button: str, since: int) -> None:

@@ -14,12 +14,21 @@ from dataclasses import dataclass
 import pytest
 
 from firmware_bridge.commands import FaultCode, NackReason, Severity, WallLayout
-from firmware_bridge.events import BuildDone, BuildFailedError, BuildProgress, Fault, LinkUp, McuNackError, TableEvent
+from firmware_bridge.events import (
+    BuildDone,
+    BuildFailedError,
+    BuildProgress,
+    Fault,
+    LinkLostError,
+    LinkUp,
+    McuNackError,
+    TableEvent,
+)
 from firmware_bridge.panel import PanelTable
 from firmware_bridge.panel_config import EXAMPLE_PANEL, PanelButtonPin, PanelSignalPin, PanelTableConfig
 from firmware_bridge.panel_sim import simulated_closed_table
 from firmware_bridge.table import TableController
-from hw.backend import PinInUseError, Pull
+from hw.backend import GpioError, PinInUseError, Pull
 from hw.closed_table import ClosedTableTiming, SimulatedClosedTable
 from hw.fake import FakeBackend, WallClock
 
@@ -217,3 +226,27 @@ def test_sim_refuses_unknown_faults() -> None:
         sim.inject("fire")
     with pytest.raises(ValueError):
         sim.inject("stuck:start")
+
+
+class _DaemonGone(FakeBackend):
+    """A backend whose daemon went away after setup: every write fails."""
+
+    broken = False
+
+    def write(self, pin: int, level: int) -> None:
+        if self.broken:
+            raise GpioError("pigpiod connection lost")
+        super().write(pin, level)
+
+
+async def test_a_gpio_failure_while_pressing_is_a_lost_link_and_a_closed_table_refuses() -> None:
+    backend = _DaemonGone(WallClock())
+    table = PanelTable(backend, FAST)
+    async with table:
+        backend.broken = True
+        with pytest.raises(LinkLostError, match="pigpiod connection lost"):
+            await table.roll_dice()
+    with pytest.raises(LinkLostError):
+        await table.stop()
+    with pytest.raises(LinkLostError):
+        await table.shuffle_and_build()
