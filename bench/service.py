@@ -87,7 +87,7 @@ def measure_hand(broker: LocalMosquitto, pty: str, tmp: Path, camera: str, seed:
                  timeout_s: float) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "mjtable.cli", "demo", "--hands", "1", "--fast", "--seed", str(seed), "--camera",
            camera, "--broker", f"127.0.0.1:{broker.port}", "--mcu-pty", pty, "--run-dir", str(tmp / f"run-{camera}"),
-           "--display-port", "-1", "--table", f"bench{camera}"]
+           "--display-port", "-1", "--table-id", f"bench{camera}"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None

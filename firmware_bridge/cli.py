@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any
 
-from firmware_bridge.simulator import SimulatedMcu
+from firmware_bridge.simulator import BUGS, SimulatedMcu
 from firmware_bridge.transport import PtyMaster
 
 FAST_BUILD_S = 0.2
@@ -41,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control-socket", default=None,
                         help="also accept control lines on this UNIX socket path (one reply line per line)")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (DEBUG, INFO, WARNING)")
+    parser.add_argument("--bug", action="append", default=[], choices=BUGS,
+                        help="behave like firmware with this bug (repeatable), to see 'mjtable table-check' fail")
 
 
 def _reply(obj: dict[str, Any]) -> None:
@@ -110,6 +112,7 @@ async def serve(args: argparse.Namespace) -> int:
     boot_s = args.boot_s if args.boot_s is not None else (0.02 if args.fast else 0.5)
     sim = SimulatedMcu(pty, rng=random.Random(seed), build_s=build_s, boot_s=boot_s,
                        boot_counter=args.boot_counter)
+    sim.bugs.update(args.bug)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -2,7 +2,8 @@
 
 ``firmware_bridge.session.TableLink`` implements it over a real serial port or pty; the fake for tests and the
 demo is the same ``TableLink`` over an in-memory transport to the simulator (``firmware_bridge.testing``).
-All coroutines run on the loop that owns the link.
+All coroutines run on the loop that owns the link.  The subset the service drives (and that a closed table's
+panel adapter implements too) is :class:`firmware_bridge.table.TableController`.
 """
 
 from __future__ import annotations

@@ -32,7 +32,11 @@ __all__ = ["LinkState", "LinkTiming", "TableLink"]
 
 
 class TableLink(LinkCore):
-    """One table MCU link, owned by one asyncio loop (constructor arguments: see :class:`LinkCore`)."""
+    """One table MCU link, owned by one asyncio loop (constructor arguments: see :class:`LinkCore`).
+    Implements :class:`firmware_bridge.table.TableController`."""
+
+    #: ROLL_DICE's ACK carries the dice values
+    reads_dice = True
 
     # ------------------------------------------------------------------ public API
     async def status(self) -> TableStatus:

@@ -11,7 +11,8 @@ in-process.  Ops (``direction`` is ``"tx"`` MCU->host, ``"rx"`` host->MCU or ``"
 * ``{"op": "jam"}``, ``{"op": "fail_next_build", "code": "wrong_tile_count"}``, ``{"op": "lift_timeout"}``
 * ``{"op": "fault", "code": "over_temperature", "severity": "warning", "detail": 0}``
 * ``{"op": "button", "seat": 0, "button": "dice"}``, ``{"op": "lid", "part": "lid", "open": true}``
-* ``{"op": "clear"}`` (perfect link, no pending faults), ``{"op": "status"}``
+* ``{"op": "bug", "name": "no_reply_cache"}``: a firmware bug (``simulator.BUGS``) for ``mjtable table-check``
+* ``{"op": "clear"}`` (perfect link, no pending faults, no bugs), ``{"op": "status"}``
 
 Replies: ``{"ok": true, "op": ...}`` (``status`` adds the table state), or ``{"ok": false, "error": "..."}``.
 Called on the simulator's loop.
@@ -95,9 +96,17 @@ def apply_control(sim: SimulatedMcu, cmd: dict[str, Any]) -> dict[str, Any]:
         sim.press_button(seat, _enum_arg(Button, cmd.get("button", "dice")))
     elif op == "lid":
         sim.set_lid(_enum_arg(LidPart, cmd.get("part", "lid")), bool(cmd["open"]))
+    elif op == "bug":
+        from firmware_bridge.simulator import BUGS
+
+        name = str(cmd["name"])
+        if name not in BUGS:
+            raise ValueError(f"unknown bug {name!r}; one of {', '.join(BUGS)}")
+        sim.bugs.add(name)
     elif op == "clear":
         sim.tx.clear()
         sim.rx.clear()
+        sim.bugs.clear()
         from firmware_bridge.simulator import TableFaults
 
         sim.faults = TableFaults()

@@ -52,6 +52,11 @@ from firmware_bridge.transport import Transport, TransportClosedError
 
 LOGGER = logging.getLogger(__name__)
 EVENT_RING = 64
+#: Firmware bugs the simulator can be given, so ``mjtable table-check`` can be seen failing (docs/serial-protocol.md
+#: "Building a board that speaks v1"): ``no_reply_cache`` runs a repeated request (same seq) again instead of
+#: answering it from the reply cache; ``wrong_build_id`` puts the next seq into BUILD_DONE; ``ignore_unknown``
+#: leaves an unknown command unanswered instead of NACKing it.
+BUGS = ("no_reply_cache", "wrong_build_id", "ignore_unknown")
 FW_VERSION = (1, 0)
 Values = dict[str, int]
 _H = TypeVar("_H", bound=Callable[..., Awaitable[Values]])
@@ -129,6 +134,7 @@ class SimulatedMcu:
         self.tx = LinkFaults()
         self.rx = LinkFaults()
         self.faults = TableFaults()
+        self.bugs: set[str] = set()  #: injected firmware bugs (see :data:`BUGS`)
         self.table = _Table()
         self.stats: dict[str, int] = {"requests": 0, "replies": 0, "events": 0, "replayed": 0, "resets": 0,
                                       "cache_hits": 0, "stale": 0}
@@ -194,7 +200,7 @@ class SimulatedMcu:
             spec = COMMANDS_BY_ID.get(frame.ident)
             if spec is not None and spec.name == "HELLO":
                 self._replies.clear()  # a (re)connecting host: replies to its older seqs are of no use now
-            cached = self._replies.get(frame.seq)
+            cached = None if "no_reply_cache" in self.bugs else self._replies.get(frame.seq)
             if cached is not None and cached.ident == frame.ident:
                 self.stats["cache_hits"] += 1
                 self._send(cached)  # a retransmission: answer again, do not execute again
@@ -219,6 +225,8 @@ class SimulatedMcu:
         boot = self.boot_counter
         try:
             if spec is None or frame.ident not in self._handlers:
+                if "ignore_unknown" in self.bugs:
+                    return
                 raise NackError(NackReason.UNKNOWN_COMMAND)
             if self.faults.reset_on_command == spec.name:
                 self.faults.reset_on_command = None
@@ -385,7 +393,8 @@ class SimulatedMcu:
             self._raise_fault(failure, Severity.ERROR, t.tile_set - 1, build_id)
             return
         t.state = McuState.BUILT
-        self.emit("BUILD_DONE", build_id=build_id, tiles=t.tile_set, duration_ms=int((self.clock() - started) * 1000))
+        done_id = (build_id % 0xFFFF + 1) if "wrong_build_id" in self.bugs else build_id
+        self.emit("BUILD_DONE", build_id=done_id, tiles=t.tile_set, duration_ms=int((self.clock() - started) * 1000))
         self._build_task = None
 
     def _raise_fault(self, code: FaultCode, severity: Severity, detail: int, build_id: int = 0) -> None:

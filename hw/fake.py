@@ -22,6 +22,9 @@ from hw.backend import (
     check_level,
 )
 
+#: ``callback(level, t_s)`` for a change of an output pin (see :meth:`FakeBackend.on_output`).
+OutputCallback = Callable[[int, float], None]
+
 
 class FakeClock:
     """A manual monotonic clock in seconds; ``advance`` moves it forward."""
@@ -78,13 +81,17 @@ class FakeBackend:
         #: pin -> [(t_s, frequency_hz, duty)] for every PWM change.
         self.pwm_history: dict[int, list[tuple[float, float, float]]] = {}
         self.closed = False
+        #: pin -> level the outside world holds on it (see :meth:`hold`), kept across setups of the pin.
+        self._held: dict[int, int] = {}
+        self._output_watchers: dict[int, list[OutputCallback]] = {}
 
     # --- PinBackend -----------------------------------------------------------------------------------
     def setup_input(self, pin: int, *, pull: Pull, owner: str) -> None:
         self._reservations.reserve(pin, owner)
         idle = 0 if pull is Pull.DOWN else 1
         with self._lock:
-            self._pins[pin] = _FakePin(owner=owner, is_output=False, level=idle, pull=pull)
+            level = self._held.get(pin, idle)
+            self._pins[pin] = _FakePin(owner=owner, is_output=False, level=level, pull=pull)
 
     def setup_output(self, pin: int, *, initial: int, owner: str) -> None:
         check_level(initial)
@@ -92,6 +99,7 @@ class FakeBackend:
         with self._lock:
             self._pins[pin] = _FakePin(owner=owner, is_output=True, level=initial)
             self.history[pin] = [(self.clock.now_s(), initial)]
+        self._output_changed(pin, initial)
 
     def read(self, pin: int) -> int:
         return self._pin(pin).level
@@ -100,9 +108,11 @@ class FakeBackend:
         check_level(level)
         p = self._output(pin)
         with self._lock:
-            if p.level != level:
-                p.level = level
-                self.history[pin].append((self.clock.now_s(), level))
+            if p.level == level:
+                return
+            p.level = level
+            self.history[pin].append((self.clock.now_s(), level))
+        self._output_changed(pin, level)
 
     def set_pwm(self, pin: int, frequency_hz: float, duty: float) -> None:
         check_duty(duty)
@@ -125,6 +135,7 @@ class FakeBackend:
             p = self._pins.pop(pin, None)
         if p is not None and p.is_output and p.level:
             self.history[pin].append((self.clock.now_s(), 0))
+            self._output_changed(pin, 0)
         self._reservations.free(pin)
 
     def close(self) -> None:
@@ -133,6 +144,30 @@ class FakeBackend:
         self.closed = True
 
     # --- scripting ------------------------------------------------------------------------------------
+    def on_output(self, pin: int, callback: OutputCallback) -> None:
+        """Call ``callback(level, t_s)`` whenever output ``pin`` changes level (set up, written, released low),
+        synchronously in the writer's thread: how a simulated device sees what the Pi drives.  The pin need not
+        be set up yet; the callback stays across setups."""
+        with self._lock:
+            self._output_watchers.setdefault(pin, []).append(callback)
+
+    def hold(self, pin: int, level: int) -> None:
+        """The outside world holds ``pin`` at ``level`` (a lamp lit, a switch closed) whether or not the pin is set
+        up: a set-up input changes now (watchers fire), and a later ``setup_input`` starts at this level."""
+        check_level(level)
+        with self._lock:
+            self._held[pin] = level
+            p = self._pins.get(pin)
+        if p is not None and not p.is_output:
+            self.drive(pin, level)
+
+    def _output_changed(self, pin: int, level: int) -> None:
+        with self._lock:
+            watchers = list(self._output_watchers.get(pin, ()))
+        t_s = self.clock.now_s()
+        for w in watchers:
+            w(level, t_s)
+
     def drive(self, pin: int, level: int) -> None:
         """Set an input's level now (as the outside world would) and fire watchers if it changed."""
         check_level(level)

@@ -27,6 +27,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("mjtable.demo", "a full simulated session: MCU sim, camera sim, bots, local mosquitto"),
     "doctor": ("mjtable.doctor", "check this machine's hardware, broker and config"),
     "standings": ("mjtable.standings.cli", "organiser's live standings: running scores, tournament table, CSV, web"),
+    "table-check": ("firmware_bridge.check", "drive a table board through protocol v1's test sequence, step by step"),
 }
 
 

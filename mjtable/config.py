@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from firmware_bridge.panel_config import PanelTableConfig
 from hw.panel import PanelPinout, SeatPinout
 
 RULES = ("mcr-1998", "mcr-2006", "mcr-2017", "sichuan-sbr-2025", "riichi-hkma-2025")
@@ -110,6 +111,8 @@ class Config:
     gpio: GpioConfig = field(default_factory=GpioConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
     source: str = "<defaults>"
+    #: a closed table driven through its control panel (``[panel]``, mjtable.config_panel); None: ``[serial]``
+    panel: PanelTableConfig | None = None
 
     @property
     def journal_path(self) -> Path:
@@ -161,7 +164,7 @@ class _Section:
 
 def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     """Validate a parsed TOML document.  Raises :class:`ConfigError`."""
-    known = {"table", "serial", "camera", "mqtt", "gpio", "service"}
+    known = {"table", "serial", "camera", "mqtt", "gpio", "service", "panel"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown section(s) {', '.join(unknown)}; expected {', '.join(sorted(known))}")
@@ -197,9 +200,17 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     t.finish()
 
     s = _Section(source, "serial", data.get("serial", {}))
-    serial = SerialConfig(port=s.get("port", str, "/dev/mjtable-mcu"),
+    serial = SerialConfig(port=s.get("port", str, "" if "panel" in data else "/dev/mjtable-mcu"),
                           baud=s.number("baud", int, 115200, 1200, 4_000_000))
     s.finish()
+    panel: PanelTableConfig | None = None
+    if "panel" in data:
+        from mjtable.config_panel import parse_panel
+
+        panel = parse_panel(source, data["panel"])
+        if serial.port:
+            raise ConfigError(f"{source}: both serial.port and [panel] are set; a table is driven either over "
+                              "serial (a protocol-v1 board) or through its panel: remove one")
 
     c = _Section(source, "camera", data.get("camera", {}))
     cam_source = c.get("source", str, "picamera2")
@@ -247,7 +258,9 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     pinout = PanelPinout(seats=tuple(seats) if seats else DEFAULT_PINOUT.seats,
                          buzzer=None if buzzer < 0 else buzzer, buzzer_hz=buzzer_hz or None,
                          bounce_s=g.number("bounce_s", float, 0.02, 0.0, 0.5))
-    _check_pins_unique(source, pinout)
+    _check_pins_unique(source, pinout, panel)
+    if panel is not None and backend == "none":
+        raise ConfigError(f"{g.where('backend')} is none, but [panel] needs GPIO: choose pigpio, lgpio or fake")
     gpio = GpioConfig(backend=backend, chip=g.number("chip", int, 0, 0, 16),
                       pigpiod_host=g.get("pigpiod_host", str, "127.0.0.1"),
                       pigpiod_port=g.number("pigpiod_port", int, 8888, 1, 65535), pinout=pinout)
@@ -258,15 +271,18 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
                             display_port=v.number("display_port", int, 8080, 0, 65535),
                             status_interval_s=v.number("status_interval_s", float, 5.0, 0.1, 3600.0))
     v.finish()
-    return Config(table=table, serial=serial, camera=camera, mqtt=mqtt, gpio=gpio, service=service, source=source)
+    return Config(table=table, serial=serial, camera=camera, mqtt=mqtt, gpio=gpio, service=service, source=source,
+                  panel=panel)
 
 
-def _check_pins_unique(source: str, pinout: PanelPinout) -> None:
+def _check_pins_unique(source: str, pinout: PanelPinout, panel: PanelTableConfig | None = None) -> None:
     seen: dict[int, str] = {}
     uses = [(f"seat {i} {name}", pin) for i, s in enumerate(pinout.seats)
             for name, pin in (("call", s.call), ("pass", s.pass_ready), ("led", s.led))]
     if pinout.buzzer is not None:
         uses.append(("buzzer", pinout.buzzer))
+    if panel is not None:
+        uses.extend(panel.pins())
     for what, pin in uses:
         if pin in seen:
             raise ConfigError(f"{source}: GPIO{pin} is used by both {seen[pin]} and {what}")

@@ -1,4 +1,5 @@
-"""``mjtable doctor``: check this machine's config, GPIO, serial port, camera, broker and data directory.
+"""``mjtable doctor``: check this machine's config, GPIO, serial port (or a closed table's panel pins and lamps,
+:mod:`mjtable.doctor_panel`), camera, broker and data directory.
 
 Prints one JSON line per check, ``{"check": str, "status": "ok"|"warn"|"fail", "detail": str}``, then a
 summary line ``{"check": "summary", "status": ..., "failed": [...], "warned": [...]}``.  Exit code 0 when
@@ -212,9 +213,15 @@ def _is_json(line: str) -> bool:
 
 def run_checks(cfg: Config, timeout_s: float = 2.0, now: Callable[[], float] = time.time, *,
                probe_mcu: bool = False) -> list[Check]:
-    checks = [check_platform(), check_gpio(cfg), check_serial(cfg)]
-    if probe_mcu and checks[-1].status == "ok":
-        checks.append(check_mcu(cfg, timeout_s))
+    checks = [check_platform(), check_gpio(cfg)]
+    if cfg.panel is not None:  # a closed table driven through its panel (mjtable.doctor_panel)
+        from mjtable.doctor_panel import check_panel
+
+        checks.append(check_panel(cfg))
+    else:
+        checks.append(check_serial(cfg))
+        if probe_mcu and checks[-1].status == "ok":
+            checks.append(check_mcu(cfg, timeout_s))
     return [*checks, check_camera(cfg), check_broker(cfg, timeout_s), check_data_dir(cfg),
             check_service_health(cfg, now())]
 

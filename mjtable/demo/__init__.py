@@ -1,7 +1,9 @@
 """``mjtable demo``: a full simulated session through the real stack, on a machine without table hardware.
 
 Starts (unless given existing ones) a local mosquitto and the table MCU simulator on a pseudo-terminal
-(``mjtable table-sim`` as a subprocess), the recorder and the referee display server, then runs the real table
+(``mjtable table-sim`` as a subprocess; with ``--table panel`` instead a simulated closed table on the fake GPIO
+backend, driven through ``firmware_bridge.panel.PanelTable``, whose dice the demo referee enters), the recorder
+and the referee display server, then runs the real table
 service (``mjtable run``'s :class:`~mjtable.service.runner.TableService`) with the fake GPIO backend and the
 simulated camera, while four seeded bots play through the buttons and the camera (:mod:`mjtable.demo.world`).
 Prints JSON lines of progress and one final ``summary`` line; leaves the journal, recorder database, game
@@ -45,7 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--display-port", type=int, default=0, help="display server port (0: a free one; -1: off)")
     parser.add_argument("--timer", action="append", default=[], metavar="NAME=SECONDS",
                         help="override an engine timer, e.g. claim_s=30 (repeatable)")
-    parser.add_argument("--table", default="demo", help="table id")
+    parser.add_argument("--table", choices=("serial", "panel"), default="serial",
+                        help="serial (default): the MCU simulator over protocol v1 on a pty; panel: a simulated "
+                             "closed table driven through its control panel (GPIO adapter, fake backend)")
+    parser.add_argument("--table-id", default="demo", help="table id (MQTT topics, journal name)")
+    parser.add_argument("--panel-fault", action="append", default=[], metavar="FAULT",
+                        help="--table panel: a fault of the simulated closed table: jam, no_ready, lift_stuck or "
+                             "stuck:<button> (repeatable; each acts once)")
     parser.add_argument("--mcu-control", action="append", default=[], metavar="JSON", type=_json_object,
                         help='a fault for the MCU simulator, e.g. \'{"op": "reset_during_build"}\' (repeatable)')
 
@@ -100,8 +108,9 @@ def run(args: argparse.Namespace) -> int:
     build_s = args.build_s if args.build_s is not None else (0.2 if args.fast else 2.0)
     opts = DemoOptions(rules=args.rules, seed=args.seed, hands=args.hands, build_s=build_s, camera=args.camera,
                        run_dir=run_dir.resolve(), broker=args.broker, broker_ws=args.broker_ws, mcu_pty=args.mcu_pty,
-                       display_port=args.display_port, timers=_timers(args.timer), table=args.table,
-                       mcu_control=list(args.mcu_control))
+                       display_port=args.display_port, timers=_timers(args.timer), table=args.table_id,
+                       mcu_control=list(args.mcu_control), table_link=args.table,
+                       panel_faults=list(args.panel_fault))
     stack = DemoStack(opts, emit_line)
     try:
         stack.start()

@@ -3,6 +3,8 @@
 the engine, and the answer on ``.../referee/result``).
 
 * the game is paused by a table fault (MCU fault, reset, link lost): wait ``resume_after_s``, then *resume*;
+* a table that throws dice it cannot read (``--table panel``): enter the values read off the table
+  (``dice`` command); a paused table fault is cleared on the table (``clear_fault``) before *resume*;
 * an uncertain camera read (``camera_uncertain``) that shows what the player really did (the world's truth):
   *confirm* it; any other camera alert: *reject* it (the player puts the tiles down again and the camera
   reads them afresh).
@@ -14,27 +16,37 @@ Decisions run on the service loop; the MQTT client runs paho's network thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.engine.state import GameState
+from controller.engine.state import GameState, Phase
 from mjtable.mqtt.topics import TableTopics
 from mjtable.service.runner import TableService
 
 LOGGER = logging.getLogger(__name__)
+#: () -> (throws so far, the last throw's values): dice the referee reads off a table that cannot report them
+TableDice = Callable[[], tuple[int, tuple[int, int] | None]]
+#: clears the table's active fault (the table link's ``clear_fault``)
+ClearFault = Callable[[], Awaitable[None]]
 
 
 class DemoReferee:
     """Args: service: the table; host, port: the broker; resume_after_s: pause before resuming a fault."""
 
     def __init__(self, service: TableService, host: str, port: int, *, resume_after_s: float = 1.0,
-                 truth: dict[int, dict[str, Any]] | None = None) -> None:
+                 truth: dict[int, dict[str, Any]] | None = None, table_dice: TableDice | None = None,
+                 clear_fault: ClearFault | None = None) -> None:
         self.service = service
+        self.table_dice = table_dice
+        self.clear_fault = clear_fault
+        self._dice_entered = 0
         self.truth = truth if truth is not None else {}
         self.topics = TableTopics(service.state.config.table_id)
         self.resume_after_s = resume_after_s
@@ -65,7 +77,11 @@ class DemoReferee:
             st = self.service.state
             await self._decide(st)
             self.service.changed.clear()
-            await self.service.changed.wait()
+            if self.table_dice is None:
+                await self.service.changed.wait()
+            else:  # a throw changes no engine state: look again now and then
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.service.changed.wait(), 0.5)
 
     async def _decide(self, st: GameState) -> None:
         if st.paused:
@@ -73,9 +89,19 @@ class DemoReferee:
             if key not in self._acted:
                 self._acted.add(key)
                 await asyncio.sleep(self.resume_after_s)
+                if self.clear_fault is not None:
+                    try:
+                        await self.clear_fault()
+                    except Exception as exc:  # still faulted: the next pause tries again
+                        LOGGER.warning("clearing the table fault failed: %s", exc)
                 if self.service.state.paused:
                     self.command("resume", key, reason="table fault cleared (demo referee)")
             return
+        if self.table_dice is not None and st.phase is Phase.DICE:
+            throws, values = self.table_dice()
+            if throws > self._dice_entered and values is not None:
+                self._dice_entered = throws
+                self.command("dice", f"dice{throws}", dice=list(values), reason="read off the table")
         for alert in st.alerts:
             if not alert.open or alert.id in self._acted or not alert.kind.startswith("camera_"):
                 continue

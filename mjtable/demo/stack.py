@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import subprocess
 import sys
 import threading
@@ -23,11 +24,14 @@ from typing import Any, Protocol
 from controller.engine.effects import Effect, HandEnded, SessionEnded
 from controller.engine.events import Event
 from controller.engine.state import GameState, Phase
+from firmware_bridge.panel_config import EXAMPLE_PANEL
+from firmware_bridge.panel_sim import simulated_closed_table
+from hw.closed_table import ClosedTableTiming, SimulatedClosedTable
 from hw.fake import FakeBackend, WallClock
 from mjtable.broker import LocalMosquitto
 from mjtable.config import Config, parse_config
 from mjtable.demo.camera import DirectCamera
-from mjtable.demo.referee import DemoReferee
+from mjtable.demo.referee import ClearFault, DemoReferee, TableDice
 from mjtable.demo.world import DemoWorld, TableCamera
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
@@ -65,6 +69,25 @@ class DemoOptions:
     act_timeout_s: float = 5.0
     #: how long a camera act may go untaken before the floor referee enters it by hand, s (see DemoWorld)
     referee_entry_s: float = 15.0
+    #: "serial": the MCU simulator over protocol v1; "panel": a simulated closed table through the GPIO adapter
+    table_link: str = "serial"
+    #: faults of the simulated closed table (``--table panel``), see hw.closed_table.SimulatedClosedTable.inject
+    panel_faults: list[str] = field(default_factory=list)
+
+
+def demo_panel_doc(build_s: float) -> dict[str, Any]:
+    """The ``[panel]`` section of ``--table panel``: the worked example's pins (docs/wiring.md), presses and
+    timeouts scaled to the simulated build time ``build_s``."""
+    return {
+        "model": "simulated closed table",
+        "debounce_s": 0.005,
+        "start_timeout_s": 0.5,
+        "build_timeout_s": max(1.0, build_s * 5),
+        "raise_timeout_s": max(1.0, build_s * 2),
+        "clear_timeout_s": 1.0,
+        "buttons": {b.name: {"pin": b.pin, "press_s": 0.05} for b in EXAMPLE_PANEL.buttons},
+        "signals": {s.name: {"pin": s.pin} for s in EXAMPLE_PANEL.signals},
+    }
 
 
 class DemoCamera(TableCamera, ObservationSource, Protocol):
@@ -90,6 +113,7 @@ class DemoStack:
         self.world: DemoWorld | None = None
         self.gpio = FakeBackend(WallClock())
         self.camera: DemoCamera = DirectCamera()
+        self.closed_table: SimulatedClosedTable | None = None
         self.cfg: Config | None = None
         self._log_handler: logging.Handler | None = None
         self._t0 = time.monotonic()
@@ -124,7 +148,9 @@ class DemoStack:
         else:
             host, _, port = o.broker.rpartition(":")
             self.host, self.port = host or "127.0.0.1", int(port)
-        if self.pty is None:
+        if o.table_link not in ("serial", "panel"):
+            raise ValueError(f"table_link must be serial or panel, not {o.table_link!r}")
+        if self.pty is None and o.table_link == "serial":
             self._start_mcu_sim()
         if o.recorder:
             self.store = SqlEventStore(f"sqlite:///{o.run_dir / 'recorder.sqlite'}")
@@ -140,6 +166,7 @@ class DemoStack:
                 "rules": o.rules,
                 "seed": o.seed,
                 "camera": o.camera,
+                "table": o.table_link,
                 "resumed": (o.run_dir / f"{o.table}.journal.jsonl").exists(),
             }
         )
@@ -203,6 +230,9 @@ class DemoStack:
         }
         if o.hands is not None:
             doc["table"]["hands"] = o.hands
+        if o.table_link == "panel":
+            doc["serial"] = {"port": ""}
+            doc["panel"] = demo_panel_doc(o.build_s)
         return parse_config(doc, str(o.run_dir / "demo.toml"))
 
     async def play(self) -> dict[str, Any]:
@@ -228,6 +258,9 @@ class DemoStack:
         world_ref.append(world)
         self.world = world
         service.listeners.append(self._on_step)
+        table_dice = clear_fault = None
+        if self.opts.table_link == "panel":
+            table_dice, clear_fault = self._start_closed_table(cfg, service)
         run_task = asyncio.create_task(service.run(), name="demo.service")
         await service.ready.wait()
         self.emit(
@@ -239,7 +272,8 @@ class DemoStack:
             }
         )
         world_task = asyncio.create_task(world.run(), name="demo.world")
-        referee = DemoReferee(service, self.host, self.port, truth=world.shown)
+        referee = DemoReferee(service, self.host, self.port, truth=world.shown, table_dice=table_dice,
+                              clear_fault=clear_fault)
         referee_task = asyncio.create_task(referee.run(), name="demo.referee")
         waits = {run_task, world_task}
         if self.stop_when is not None:
@@ -259,6 +293,29 @@ class DemoStack:
         self.referee_commands = len(referee.sent)
         await run_task
         return self._summary(service)
+
+    def _start_closed_table(self, cfg: Config, service: TableService) -> tuple[TableDice, ClearFault]:
+        """``--table panel``: the simulated closed table on the demo's fake backend, where ``cfg.panel`` wires the
+        adapter; returns how the floor referee reads its dice and clears its faults."""
+        assert cfg.panel is not None
+        b = self.opts.build_s
+        timing = ClosedTableTiming(build_s=b, raise_s=b / 10, start_delay_s=0.02, min_press_s=0.02)
+        sim = simulated_closed_table(self.gpio, cfg.panel, timing, random.Random(self.opts.seed))
+        sim.on_change = service.changed.set  # the floor referee looks at the table when it changes
+        sim.start(asyncio.get_running_loop())
+        for fault in self.opts.panel_faults:
+            sim.inject(fault)
+        self.closed_table = sim
+
+        def table_dice() -> tuple[int, tuple[int, int] | None]:
+            return sim.dice_throws, sim.dice
+
+        async def clear_fault() -> None:
+            link = service.mcu.link if service.mcu is not None else None
+            if link is not None:
+                await link.clear_fault()
+
+        return table_dice, clear_fault
 
     async def _watch(self, service: TableService, stop_when: Callable[[GameState], bool]) -> None:
         while not stop_when(service.state):
@@ -325,11 +382,21 @@ class DemoStack:
             "stalls": w.stats.stalls if w else 0,
             "referee_entries": w.stats.referee_entries if w else 0,
             "referee_commands": self.referee_commands,
+            **self._closed_table_figures(),
             "health": dict(service.health.parts),
             "seconds": round(time.monotonic() - self._t0, 2),
             "journal": str(self.opts.run_dir / f"{self.opts.table}.journal.jsonl"),
             **self._camera_figures(),
         }
+
+    def _closed_table_figures(self) -> dict[str, Any]:
+        """What the simulated closed table saw (``--table panel`` only)."""
+        sim = self.closed_table
+        if sim is None:
+            return {}
+        return {"table": "panel", "panel_presses": dict(sim.stats.presses), "panel_ignored": sim.stats.ignored,
+                "panel_builds": sim.stats.builds, "panel_faults": list(sim.stats.faults),
+                "dice_throws": sim.dice_throws}
 
     def _camera_figures(self) -> dict[str, Any]:
         """Frames the simulated camera ran through the pipeline and its frame rate cap (``--camera sim`` only)."""
@@ -353,6 +420,8 @@ class DemoStack:
         }
 
     def close(self) -> None:
+        if self.closed_table is not None:
+            self.closed_table.close()
         if self.service is not None and self.service.mqtt is not None:
             with contextlib.suppress(Exception):
                 self.service.mqtt.publisher.close()

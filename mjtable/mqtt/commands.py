@@ -28,7 +28,7 @@ LOGGER = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 4096
 COMMANDS = ("pause", "resume", "correct_tile", "confirm", "reject", "apply_penalty", "waive_penalty",
-            "confirm_penalty", "dead_hand", "end_session")
+            "confirm_penalty", "dead_hand", "end_session", "dice")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +81,15 @@ def parse_command(payload: bytes, *, max_bytes: int = MAX_COMMAND_BYTES) -> Comm
 
 
 def engine_event_json(cmd: Command, at_s: float) -> dict[str, Any]:
-    """The engine's ``referee`` input event (``controller.engine.events.RefereeCommand`` JSON) for ``cmd``.
+    """The engine's ``referee`` input event (``controller.engine.events.RefereeCommand`` JSON) for ``cmd``; for
+    ``dice``, the ``dice_rolled`` event with ``source: referee``.
 
     Feed it to ``controller.engine.events.event_from_json`` and then to ``step``; the event id is
     ``cmd:<command id>`` so a command replayed from the journal is dropped as a duplicate by the engine.
     """
+    if cmd.command == "dice":  # the values of a throw the table cannot read (a closed table's panel)
+        return {"type": "dice_rolled", "id": f"cmd:{cmd.id}", "at_s": at_s, "dice": list(cmd.args["dice"]),
+                "source": "referee"}
     doc: dict[str, Any] = {"type": "referee", "id": f"cmd:{cmd.id}", "at_s": at_s, "command": cmd.command}
     for key in ("alert_id", "infraction_id", "seat", "position", "tile", "points"):
         if key in cmd.args:

@@ -35,7 +35,7 @@ from mjtable.mqtt.publisher import PahoPublisher, Publisher
 from mjtable.mqtt.topics import TableTopics
 from mjtable.service.health import Health
 from mjtable.service.logs import setup_logging
-from mjtable.service.mcu import McuPart, WallReader, serial_link_factory
+from mjtable.service.mcu import LinkFactory, McuPart, WallReader, panel_link_factory, serial_link_factory
 from mjtable.service.notify import Notifier, SystemdNotifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart, ObservationSource
 from mjtable.service.runner import TableService
@@ -86,8 +86,7 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
     def phase() -> str:
         return service_ref[0].phase()
 
-    mcu = McuPart(serial_link_factory(cfg.serial.port, cfg.serial.baud, inj.link_timing) if cfg.serial.port
-                  else None, emit, health, describe=cfg.serial.port, wall_reader=inj.wall_reader)
+    mcu = McuPart(_link_factory(cfg, inj), emit, health, describe=_link_name(cfg), wall_reader=inj.wall_reader)
 
     open_panel: Callable[[], TablePanel] | None = None
     if inj.gpio_backend is not None:
@@ -148,6 +147,28 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
                            clock=inj.clock)
     service_ref.append(service)
     return service
+
+
+def _link_factory(cfg: Config, inj: Injected) -> LinkFactory | None:
+    """The table's controller: a protocol-v1 board on ``serial.port``, a closed table's ``[panel]`` on GPIO, or
+    none."""
+    if cfg.panel is not None:
+        shared = inj.gpio_backend
+        if shared is not None:
+            return panel_link_factory(cfg.panel, lambda: shared, close_backend=False)
+        gpio = cfg.gpio
+
+        def open_gpio() -> PinBackend:
+            return open_backend(gpio.backend, host=gpio.pigpiod_host, port=gpio.pigpiod_port, chip=gpio.chip)
+
+        return panel_link_factory(cfg.panel, open_gpio)
+    if cfg.serial.port:
+        return serial_link_factory(cfg.serial.port, cfg.serial.baud, inj.link_timing)
+    return None
+
+
+def _link_name(cfg: Config) -> str:
+    return f"panel of {cfg.panel.model}" if cfg.panel is not None else cfg.serial.port
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

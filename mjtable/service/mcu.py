@@ -1,5 +1,6 @@
-"""The table-MCU part of the service: runs ``firmware_bridge.TableLink``, turns its events into engine events and
-executes the engine's ``McuCommand`` effects.
+"""The table-MCU part of the service: runs a :class:`firmware_bridge.table.TableController` (the serial
+``TableLink`` to a protocol-v1 board, or the GPIO ``PanelTable`` of a closed table), turns its events into engine
+events and executes the engine's ``McuCommand`` effects.
 
 Runs on the service loop.  A missing or silent MCU never stops the service: the part reports ``down: ...``
 in the health, keeps reconnecting with capped back-off, and the referee can enter dice by hand.  A command
@@ -20,8 +21,12 @@ from controller.engine.events import ButtonPressed, DiceRolled, Event, LinkChang
 from firmware_bridge import events as mcu_events
 from firmware_bridge.commands import NackReason
 from firmware_bridge.events import BridgeError, BuildFailedError, BuildResult, McuNackError, McuResetError
+from firmware_bridge.panel import PanelTable
+from firmware_bridge.panel_config import PanelTableConfig
 from firmware_bridge.session import LinkTiming, TableLink
+from firmware_bridge.table import TableController
 from firmware_bridge.transport import serial_factory
+from hw.backend import GpioError, PinBackend
 from mjtable.service.health import Health
 
 LOGGER = logging.getLogger(__name__)
@@ -38,14 +43,27 @@ class WallReader(Protocol):
 
 
 class LinkFactory(Protocol):
-    def __call__(self) -> TableLink: ...
+    """Makes a fresh table controller (the serial link or the panel adapter) for each (re)connect."""
+
+    def __call__(self) -> TableController: ...
 
 
 def serial_link_factory(port: str, baud: int, timing: LinkTiming | None = None) -> LinkFactory:
     """Links over a real serial port or pty (``/dev/mjtable-mcu``, ``/dev/pts/N``)."""
 
-    def make() -> TableLink:
+    def make() -> TableController:
         return TableLink(serial_factory(port, baud), timing=timing)
+
+    return make
+
+
+def panel_link_factory(config: PanelTableConfig, open_backend: Callable[[], PinBackend],
+                       *, close_backend: bool = True) -> LinkFactory:
+    """Adapters for a closed table's control panel (``[panel]``); ``open_backend`` gives the GPIO backend of each
+    connection (closed with the adapter when ``close_backend``; the demo shares its fake one)."""
+
+    def make() -> TableController:
+        return PanelTable(open_backend(), config, close_backend=close_backend)
 
     return make
 
@@ -54,7 +72,7 @@ class McuPart:
     """Owns the link for the life of the service.
 
     Args:
-        link_factory: makes a fresh ``TableLink`` (None: no MCU configured; the part stays ``off``).
+        link_factory: makes a fresh ``TableController`` (None: no table configured; the part stays ``off``).
         emit: queue an engine event (see :data:`Emit`).
         wall_reader: faces of each built wall (None: partial information, ``TableBuilt.tiles`` is None).
         health: where the part's state is reported.
@@ -74,7 +92,7 @@ class McuPart:
         self._up = asyncio.Event()
         self._reported_boots: set[int] = set()  # MCU restarts already reported (McuReset event or McuResetError)
         self.in_flight: dict[str, int] = {}  # command name -> how many are running
-        self.link: TableLink | None = None
+        self.link: TableController | None = None
         self._jobs: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
@@ -84,15 +102,15 @@ class McuPart:
             await asyncio.Event().wait()
             return
         while True:
-            link = self._factory()
             try:
+                link = self._factory()  # a panel opens its GPIO backend here
                 async with link:
                     self.link = link
                     self._up.set()
                     self._health.set("mcu", "ok")
                     async for ev in link.events():
                         self._forward(ev)
-            except BridgeError as exc:
+            except (BridgeError, GpioError) as exc:  # GpioError: a panel's pins or backend
                 self._health.set("mcu", f"down: {self._describe or 'table MCU'}: {exc}")
             finally:
                 self.link = None
@@ -161,7 +179,7 @@ class McuPart:
         finally:
             self.in_flight[cmd.name] -= 1
 
-    async def _run_command(self, link: TableLink, name: str, args: dict[str, Any]) -> None:
+    async def _run_command(self, link: TableController, name: str, args: dict[str, Any]) -> None:
         if name == "shuffle_and_build":
             result = await self._build(link, int(args.get("tile_set", 144)))
             with contextlib.suppress(BridgeError):
@@ -170,7 +188,10 @@ class McuPart:
             self._emit(TableBuilt, tiles=faces, dice=())
         elif name == "roll_dice":  # args["throw"] numbers the throw (1 = dealer's, 2 = second): one roll each
             dice = await link.roll_dice()
-            self._emit(DiceRolled, dice=dice, source="mcu")
+            if dice is None:  # a panel table threw them but cannot read them: the referee enters the values
+                LOGGER.info("dice thrown by the table; waiting for the referee to enter them")
+            else:
+                self._emit(DiceRolled, dice=dice, source="mcu")
         elif name == "raise_walls":
             await link.raise_walls()
         elif name == "stop":
@@ -182,7 +203,7 @@ class McuPart:
         else:
             LOGGER.warning("unknown MCU command %s %s ignored", name, args)
 
-    async def _build(self, link: TableLink, tile_set: int) -> BuildResult:
+    async def _build(self, link: TableController, tile_set: int) -> BuildResult:
         """Shuffle and build; a table still busy with a build (ordered before a service restart) is waited for
         and then asked again, so a resumed service never acts on a half-known wall."""
         for _ in range(3):
@@ -209,4 +230,4 @@ def _name(value: object) -> str:
     return str(name).lower() if name is not None else str(value)
 
 
-__all__ = ["Emit", "Event", "LinkFactory", "McuPart", "serial_link_factory"]
+__all__ = ["Emit", "Event", "LinkFactory", "McuPart", "panel_link_factory", "serial_link_factory"]

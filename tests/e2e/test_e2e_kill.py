@@ -40,7 +40,7 @@ def start_table_sim(tmp: Path, name: str) -> tuple[subprocess.Popen[bytes], str]
 
 def demo_cmd(broker: LocalMosquitto, pty: str, run_dir: Path, table: str) -> list[str]:
     return [sys.executable, "-m", "mjtable.cli", "demo", *COMMON, "--broker", f"127.0.0.1:{broker.port}",
-            "--mcu-pty", pty, "--run-dir", str(run_dir), "--table", table]
+            "--mcu-pty", pty, "--run-dir", str(run_dir), "--table-id", table]
 
 
 def final_state(run_dir: Path, table: str) -> GameState:
