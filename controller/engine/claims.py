@@ -11,6 +11,7 @@ from controller.engine.query import known_count, ruleset_of
 from controller.engine.ruleset import ClaimKind
 from controller.engine.state import Call, ClaimWindow, GameState, HandState, MeldRec, Phase, PondTile, SeatState
 from controller.engine.timers import cancel, limits, start
+from controller.engine.turn_clock import check_discard, start_turn
 from mjtable.tiles import MeldKind, Tile
 
 
@@ -62,11 +63,11 @@ def discard(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState
     assert hand is not None
     if hand.promoted is not None:
         raise Reject("wrong_phase", "a promoted kong is waiting for its rob window")
-    s = check_can_hold(hand, hand.seats[seat], seat, [t])
+    s = check_can_hold(hand, check_discard(state, seat, t), seat, [t])  # turn_clock: 1998 flowers, 罚张
     s = replace(s, pond=(*s.pond, PondTile(t)))
     hand = with_seat(hand, seat, s)
     hand = replace(hand, last_discard=(seat, t), drawn=None, drew=False, after_kong=False, first_turn=False,
-                   turn=None)
+                   turn=None, discard_s=state.now_s)
     state = replace(state, hand=hand)
     state = cancel(state, "turn", fx)
     state = cancel(state, "opening", fx)
@@ -281,7 +282,7 @@ def make_meld(state: GameState, c: Call, fx: list[Effect]) -> GameState:
         state = take(state, c.seat, from_back=True)
         assert state.hand is not None
         state = replace(state, hand=replace(state.hand, after_kong=True))
-    return start(state, "turn", c.seat, limits(state).turn_s, fx)
+    return start_turn(state, c.seat, fx)  # MCR 1998: from the discard [000:L496]
 
 
 def _taken_faces(before: SeatState, after: SeatState, used: list[Tile]) -> list[Tile]:
@@ -322,7 +323,7 @@ def concealed_kong(state: GameState, seat: int, t: Tile | None, fx: list[Effect]
     state = take(state, seat, from_back=True)
     assert state.hand is not None
     state = replace(state, hand=replace(state.hand, after_kong=True))
-    return start(state, "turn", seat, limits(state).turn_s, fx)
+    return start_turn(state, seat, fx, kong=True)  # MCR 1998: a kong does not restart the 15 s [000:L496]
 
 
 def promoted_kong(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState:
@@ -357,4 +358,4 @@ def finish_promoted_kong(state: GameState, fx: list[Effect]) -> GameState:
     state = take(state, seat, from_back=True)
     assert state.hand is not None
     state = replace(state, hand=replace(state.hand, after_kong=True))
-    return start(state, "turn", seat, limits(state).turn_s, fx)
+    return start_turn(state, seat, fx, kong=True)  # MCR 1998: a kong does not restart the 15 s [000:L496]
