@@ -27,7 +27,7 @@ def test_a_win_at_3_5_s_is_a_win_in_1998_and_2006(rules: str) -> None:
     hand = t.state.hand
     assert t.state.phase is Phase.CLAIMS and hand is not None and hand.claim is not None and hand.claim.slow
     fx = t.ok("claim", seat=3, kind="win")
-    assert t.state.phase is Phase.HAND_OVER and t.state.history[-1].winners == (3,)
+    assert t.state.phase.value == "hand_over" and t.state.history[-1].winners == (3,)
     assert _kinds(fx) == [] and not t.state.infractions
 
 
