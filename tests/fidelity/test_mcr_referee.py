@@ -6,7 +6,7 @@ import pytest
 
 from controller.engine.effects import Alert, InfractionEffect, Rejected
 from controller.engine.state import Phase
-from tests.engine.engine_helpers import PRIORITY_HANDS, Table, pass_all
+from tests.engine.engine_helpers import PRIORITY_HANDS, T0, Table, pass_all
 
 
 def _kinds(fx: tuple[object, ...]) -> list[str]:
@@ -298,3 +298,27 @@ def test_correct_meld_is_refused_with_full_information() -> None:
     pass_all(t)
     fx = t.send("referee", command="correct_meld", seat=2, position=0, tiles=["5p"] * 3)
     assert isinstance(fx[0], Rejected) and fx[0].reason == "bad_event"
+
+
+def test_correct_meld_travels_the_mqtt_command_schema_into_the_engine() -> None:
+    """The referee display sends ``correct_meld`` on the command topic (docs/mqtt.md); it validates against
+    mjtable.command/1 and becomes the engine's referee event."""
+    import json
+
+    from controller.engine.events import event_from_json
+    from mjtable.mqtt.commands import CommandError, engine_event_json, parse_command
+
+    doc = {"schema": "mjtable.command/1", "id": "m1", "command": "correct_meld", "seat": 2, "position": 0,
+           "tiles": ["5p", "5p", "5p", "5p"], "referee": "alice"}
+    cmd = parse_command(json.dumps(doc).encode())
+    ev = engine_event_json(cmd, T0 + 100.0)
+    assert ev["tiles"] == ["5p", "5p", "5p", "5p"] and ev["position"] == 0
+    t = _partial_with_pung()
+    ev["at_s"] = t.now_s + 1.0
+    from controller.engine.step import step
+
+    state, fx = step(t.state, event_from_json(ev))
+    assert not fx and state.hand is not None and state.hand.seats[2].melds[0].kind == "kong"
+    for bad in ({**doc, "tiles": ["5p"]}, {**doc, "tiles": ["xx", "5p", "5p"]}, {**doc, "position": -1}):
+        with pytest.raises(CommandError):
+            parse_command(json.dumps(bad).encode())
