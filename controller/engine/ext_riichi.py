@@ -49,7 +49,7 @@ from controller.engine.procedure import finish_flowers, parse_tile
 from controller.engine.query import player_index
 from controller.engine.ruleset import ClaimKind, WinSituation
 from controller.engine.session import add_scores, end_hand
-from controller.engine.state import GameState, HandResult, HandState, Phase, SessionState
+from controller.engine.state import GameState, HandResult, HandState, Phase, SeatState, SessionState
 from controller.riichi.settlement import FinalScores
 from controller.riichi.table import PAO_YAKU
 from controller.riichi.tenpai import completing_tiles
@@ -105,6 +105,11 @@ class RiichiExtension(EngineExtension):
                 raise Reject("bad_event", f"after riichi the drawn tile {hand.drawn.code} must be discarded (L367)")
             if ev.riichi or ext.intent == seat:
                 self._check_riichi(hand, ext, seat, t)
+            if not hand.drew and s.melds and self._kuikae(s, t):  # 喰替 caught at once: back, level 2 (L566)
+                from controller.engine.ext_riichi_penalties import record_level
+
+                return record_level(state, seat, "kuikae", 2, f"喰替: {t.code} right after the call is taken back "
+                                    "(L564-L566)", fx)
         elif isinstance(ev, Claim) and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
             if ext.riichi[seat] and ev.kind != ClaimKind.WIN:
                 raise Reject("illegal_claim", "no chi, pon or kan on a discard after riichi (L367)")
@@ -116,6 +121,14 @@ class RiichiExtension(EngineExtension):
             if isinstance(ev, ConcealedKong) and ext.riichi[seat] and ev.tile and s.fully_known:
                 self._check_riichi_kan(hand, seat, parse_tile(ev.tile))
         return None
+
+    def _kuikae(self, s: SeatState, t: Tile) -> bool:
+        """``t`` is a 喰替 discard after the call just made, and the seat has another tile it could discard."""
+        from controller.engine.ext_riichi_penalties import kuikae_faces
+
+        m = s.melds[-1]
+        banned = kuikae_faces(m, self.rules.options.kuikae) if m.claimed_from is not None else frozenset()
+        return t.kind in banned and (s.unknown > 0 or any(x.kind not in banned for x in s.known))
 
     def _check_riichi(self, hand: HandState, ext: RiichiHand, seat: int, t: Tile) -> None:
         """Riichi: not yet declared, closed hand, tenpai after the discard, a live tile left (L363)."""
@@ -387,6 +400,13 @@ class RiichiExtension(EngineExtension):
                 if default.kind == "declare_win" or hand.drawn is None:
                     return default
                 return Action("discard", (("tile", hand.drawn.code),))
+            if default.kind == "discard" and not hand.drew and s.melds \
+                    and self._kuikae(s, parse_tile(dict(default.fields)["tile"])):  # no 喰替 (L564)
+                from controller.engine.ext_riichi_penalties import kuikae_faces
+
+                banned = kuikae_faces(s.melds[-1], self.rules.options.kuikae)
+                rest = replace(s, known=tuple(x for x in s.known if x.kind not in banned))
+                default = Action("discard", (("tile", bot.best_discard(rest).code),))
             if default.kind == "discard" and closed_hand(s) and hand.wall_remaining >= 4:
                 t = parse_tile(dict(default.fields)["tile"])
                 h = hand_of(hand, seat)

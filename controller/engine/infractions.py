@@ -144,6 +144,10 @@ def late_call(state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) ->
     name = ruleset_of(state).name
     if name.startswith("sichuan"):
         raise Reject("no_window", f"a {kind} called after the window closed is void [001:L428]")
+    if name.startswith("riichi"):  # HKMA: level 2, a repeat in the half-game level 4, then 5 [002:L512-L514]
+        from controller.engine.ext_riichi_penalties import record_level
+
+        return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void", fx)
     if kind is ClaimKind.CHOW or (kind is ClaimKind.WIN and name in ("mcr-1998", "mcr-2006")):
         raise Reject("no_window", f"the right to {kind} ended with the next player's draw [004:L478]")
     cite = "[003:L45@2059]" if name == "mcr-2017" else "[000:L797; 004:L466]"
