@@ -10,7 +10,7 @@ when the next player reaches into the wall ("已伸手进入牌池抓牌者,即�
 (``claim_s``) closes pung/kong (and the 2017 win); after it the window stays open (``ClaimWindow.slow``) for
 the slow calls until the next player's draw, which the table sees as that player's *pass* button or any
 action of his turn (discard, kong, flower, self-drawn win; from the seat buttons or the camera).  A pung or
-kong after the 3 s is void and laddered ("超过3秒钟碰牌,即为犯规" [000:L797]; [004:L466] 5 碰牌), so is a 2017 win
+kong after the 3 s is void and laddered ("超过3秒钟碰牌,即为犯规" [000:L797]; [004:L457] 5 碰牌), so is a 2017 win
 ("再报碰、杠、和牌时无效,而且违规" [003:L45@2059]); a 1998/2006 win or a chow after the draw is refused
 (``no_window``: the right is gone, the seeds set no penalty).  Sichuan and riichi keep one window.
 
@@ -150,7 +150,7 @@ def late_call(state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) ->
         return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void", fx)
     if kind is ClaimKind.CHOW or (kind is ClaimKind.WIN and name in ("mcr-1998", "mcr-2006")):
         raise Reject("no_window", f"the right to {kind} ended with the next player's draw [004:L478]")
-    cite = "[003:L45@2059]" if name == "mcr-2017" else "[000:L797; 004:L466]"
+    cite = "[003:L45@2059]" if name == "mcr-2017" else "[000:L797; 004:L457]"
     return penalties.record(state, seat, "late_call", f"{kind} called after its time: void {cite}", fx,
                             ladder="ladder")
 

@@ -177,7 +177,7 @@ def test_false_win_under_minimum_pays_10_each() -> None:
 
 
 def test_referee_dead_hand_command_takes_away_the_right_to_win() -> None:
-    # 相公 / 停和陪打 by the referee: the seat keeps playing but may not win [000:L820; 004:L466; 003:L45@2521]
+    # 相公 / 停和陪打 by the referee: the seat keeps playing but may not win [000:L820; 004:L457; 003:L45@2521]
     t = Table()
     t.deal(TWO_WINNERS_HANDS)  # seats 1 and 3 both wait on 5p
     t.ok("referee", command="dead_hand", seat=1, reason="wrong tile count (相公)")

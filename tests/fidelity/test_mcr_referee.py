@@ -57,7 +57,7 @@ def test_a_chow_at_3_5_s_is_taken(rules: str) -> None:
 
 @pytest.mark.parametrize("rules", ["mcr-1998", "mcr-2006", "mcr-2017"])
 def test_a_pung_at_3_5_s_is_void_and_laddered(rules: str) -> None:
-    """超过3秒钟碰牌,即为犯规 [000:L797; 004:L466; 003:L45@2059]: warning, then 5, 10, 20."""
+    """超过3秒钟碰牌,即为犯规 [000:L797; 004:L457; 003:L45@2059]: warning, then 5, 10, 20."""
     t = Table(rules=rules)
     t.deal(PRIORITY_HANDS)
     t.ok("discard", seat=0, tile="5p")
