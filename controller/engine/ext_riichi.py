@@ -93,7 +93,11 @@ class RiichiExtension(EngineExtension):
             return None
         seat = getattr(ev, "seat", 0)
         s = hand.seats[seat]
-        if isinstance(ev, ButtonPressed) and ev.button == "riichi":  # the seat's riichi button, then a discard
+        # riichi from the seat's panel: its *call* button in its own turn (no claim is open then; the panel has
+        # only call and pass, hw/panel.py), or a "riichi" button; then the discard (issue 16 point 14)
+        panel_riichi = ev.button == "call" and state.phase is Phase.TURN and hand.turn == seat \
+            if isinstance(ev, ButtonPressed) else False
+        if isinstance(ev, ButtonPressed) and (ev.button == "riichi" or panel_riichi):
             if state.phase is not Phase.TURN or hand.turn != seat:
                 raise Reject("out_of_turn", "riichi is declared in one's own turn, with the discard (L363)")
             if ext.riichi[seat] or not closed_hand(s):

@@ -179,3 +179,45 @@ def test_hkma_kuikae_option_off() -> None:
     t.pass_all()
     fx = t.ok({"type": "discard", "seat": 1, "tile": "5p"})
     assert _kinds(fx) == [] and t.phase() is Phase.CLAIMS
+
+
+# --- point 14: physical inputs -------------------------------------------------------------------------------
+
+
+def test_sichuan_void_from_the_seat_buttons() -> None:
+    """定缺 from the two-button panel (hw/panel.py): *call* steps m -> p -> s, *pass* puts the choice down; the
+    choice stays hidden until all four are down (001 L346-L348)."""
+    from controller.views import public_view
+
+    t = Table(S)
+    t.build(stacked_wall(S, SICHUAN, draws="9m"))
+    assert t.rejected({"type": "button", "seat": 2, "button": "pass"}).reason == "bad_event"  # nothing picked
+    t.ok({"type": "button", "seat": 2, "button": "call"})  # m
+    t.ok({"type": "button", "seat": 2, "button": "call"})  # p
+    t.ok({"type": "button", "seat": 2, "button": "call"})  # s
+    t.ok({"type": "button", "seat": 2, "button": "call"})  # m again
+    assert public_view(t.state)["sichuan"]["void_chosen"] == [False, False, False, False]
+    t.ok({"type": "button", "seat": 2, "button": "pass"})
+    assert public_view(t.state)["sichuan"]["void_chosen"] == [False, False, True, False]
+    assert t.rejected({"type": "button", "seat": 2, "button": "call"}).reason == "already_acted"
+    for seat, presses in ((0, 3), (1, 3), (3, 2)):
+        for _ in range(presses):
+            t.ok({"type": "button", "seat": seat, "button": "call"})
+        t.ok({"type": "button", "seat": seat, "button": "pass"})
+    assert t.phase() is Phase.TURN
+    assert public_view(t.state)["sichuan"]["voids"] == ["s", "s", "m", "p"]
+
+
+def test_riichi_from_the_seat_call_button() -> None:
+    """Riichi from the panel: the seat's *call* button in its own turn, then the discard (002 L363, L366)."""
+    from controller.engine.ext_riichi import riichi_of
+
+    t = _riichi({0: "123456789m2345p1z"})
+    assert t.rejected({"type": "button", "seat": 1, "button": "call"}).reason == "wrong_phase"
+    t.ok({"type": "button", "seat": 0, "button": "call"})
+    ext = riichi_of(t.state.hand)
+    assert ext is not None and ext.intent == 0
+    t.ok({"type": "discard", "seat": 0, "tile": "1z"})
+    t.pass_all()
+    ext = riichi_of(t.state.hand)
+    assert ext is not None and ext.riichi[0]
