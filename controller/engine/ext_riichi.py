@@ -126,6 +126,47 @@ class RiichiExtension(EngineExtension):
                 self._check_riichi_kan(hand, seat, parse_tile(ev.tile))
         return None
 
+    def camera_observation(self, state: GameState, obs: dict[str, Any], fx: list[Effect]) -> GameState | None:
+        """``dora_indicator`` (issue 16 point 15): the camera reads a dead-wall indicator turned up, ``position`` 0
+        the dora indicator, k the k-th kan-dora indicator (L37), ``ura`` true for an ura indicator (L38).  With the
+        wall unknown (partial information) it is recorded in order and used for the dora; with the wall known it
+        must agree with it.  A reading that does not fit raises (the core raises ``camera_mismatch``)."""
+        if obs.get("type") != "dora_indicator":
+            return None
+        hand = state.hand
+        ext = riichi_of(hand)
+        if hand is None or ext is None:
+            raise Reject("wrong_phase", "no riichi hand in progress")
+        codes = obs.get("tiles")
+        if not isinstance(codes, list) or len(codes) != 1 or not isinstance(codes[0], str):
+            raise Reject("bad_event", "a dora indicator reading shows one tile")
+        t = parse_tile(codes[0])
+        pos = obs.get("position", 0)
+        ura = obs.get("ura", False) is True
+        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos <= kans(hand):
+            raise Reject("bad_event", f"indicator {pos!r} is not turned up ({kans(hand)} kan(s) declared)")
+        dead = dead_wall(hand)
+        if dead:
+            want = dead[(9 if ura else 4) + pos]
+            if want.kind != t.kind:
+                raise Reject("not_held", f"the camera reads {t.code} as indicator {pos}, the wall has {want.code}")
+            return state
+        seen = list(ext.seen_ura if ura else ext.seen_indicators)
+        if pos < len(seen):
+            if seen[pos].kind == t.kind:
+                return state
+            raise Reject("bad_event", f"indicator {pos} was read as {seen[pos].code} before, now {t.code}")
+        if pos > len(seen):
+            raise Reject("bad_event", f"indicator {pos} read before indicator {len(seen)}")
+        from controller.engine.query import known_count
+
+        shown = sum(1 for x in (*ext.seen_indicators, *ext.seen_ura) if x.kind == t.kind)
+        if known_count(hand, t.kind) + shown >= 4:
+            raise Reject("impossible_tile", f"{t.code} as an indicator would be a fifth copy")
+        seen.append(t)
+        ext = replace(ext, seen_ura=tuple(seen)) if ura else replace(ext, seen_indicators=tuple(seen))
+        return replace(state, hand=replace(hand, extra=ext))
+
     def _kuikae(self, s: SeatState, t: Tile) -> bool:
         """``t`` is a 喰替 discard after the call just made, and the seat has another tile it could discard."""
         from controller.engine.ext_riichi_penalties import kuikae_faces

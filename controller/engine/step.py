@@ -267,6 +267,9 @@ def _camera(state: GameState, ev: CameraObserved, fx: list[Effect], *, confirmed
     try:
         if kind == "hand_seen":
             return camera.hand_seen(state, obs)
+        seen = ext_of(state).camera_observation(state, obs, fx)  # rules extension: riichi dora indicators
+        if seen is not None:
+            return seen
         action = camera.translate(state, obs, ev)
         if action is None:
             return state

@@ -221,3 +221,42 @@ def test_riichi_from_the_seat_call_button() -> None:
     t.pass_all()
     ext = riichi_of(t.state.hand)
     assert ext is not None and ext.riichi[0]
+
+
+# --- point 15: the dora indicator read by the camera (partial information) ------------------------------------
+
+
+def _dora(t: Table, tile: str, position: int = 0, **extra: object) -> tuple[object, ...]:
+    return t.ok({"type": "camera", "observation": {"type": "dora_indicator", "seat": 0, "tiles": [tile],
+                                                   "claimed_from": None, "position": position,
+                                                   "confidence": 0.99, "frame_id": 7, **extra}})
+
+
+def test_partial_information_dora_indicator_from_the_camera() -> None:
+    """The dead wall is face down to the engine but its indicator is turned up on the table (002 L37): the
+    camera's reading becomes the hand's dora indicator; a contradicting or out-of-order reading is an alert."""
+    from controller.engine.effects import Alert
+    from controller.views import public_view
+
+    t = Table(R, mode="partial")
+    t.ok({"type": "table_built", "tiles": None, "dice": [[1, 2], [3, 4]]})
+    assert public_view(t.state)["riichi"]["dora_indicators"] == []
+    fx = _dora(t, "8p")
+    assert not any(isinstance(e, Alert) for e in fx)
+    assert public_view(t.state)["riichi"]["dora_indicators"] == ["8p"]
+    assert _dora(t, "8p") == ()  # the same reading again: acknowledged
+    fx = _dora(t, "9p")
+    assert any(isinstance(e, Alert) and e.kind == "camera_mismatch" for e in fx)
+    fx = _dora(t, "3z", position=1)  # no kan yet: no kan-dora indicator is turned up
+    assert any(isinstance(e, Alert) and e.kind == "camera_mismatch" for e in fx)
+    assert public_view(t.state)["riichi"]["dora_indicators"] == ["8p"]
+
+
+def test_full_information_dora_reading_must_match_the_wall() -> None:
+    from controller.engine.effects import Alert
+
+    dead = "1s2s3s4s8p2z2z2z2z3z3z3z3z8s"  # indicator dead[4] = 8p
+    t = Table(R)
+    t.build(stacked_wall(R, {0: "123456789m2345p1z"}, dead=dead))
+    assert not any(isinstance(e, Alert) for e in _dora(t, "8p"))
+    assert any(isinstance(e, Alert) and e.kind == "camera_mismatch" for e in _dora(t, "7p"))
