@@ -93,6 +93,10 @@ class RiichiExtension(EngineExtension):
             return None
         seat = getattr(ev, "seat", 0)
         s = hand.seats[seat]
+        if isinstance(ev, ButtonPressed) and state.phase is Phase.HAND_OVER and ev.button in ("call", "pass"):
+            from controller.engine.ext_riichi_tenpai import declare  # 「聽牌」 / 「不聽」 at a draw (L427)
+
+            return declare(self.rules, state, seat, ev.button == "call", fx)
         # riichi from the seat's panel: its *call* button in its own turn (no claim is open then; the panel has
         # only call and pass, hw/panel.py), or a "riichi" button; then the discard (issue 16 point 14)
         panel_riichi = ev.button == "call" and state.phase is Phase.TURN and hand.turn == seat \
@@ -362,9 +366,14 @@ class RiichiExtension(EngineExtension):
             state = camera.raise_alert(state, "settlement_needed", "exhaustive draw: settle the noten payments "
                                        "by the declarations (L427-L433)", {}, fx)
             return state, result
-        tenpai = tuple(bool(tenpai_waits(hand, s)) for s in range(4))  # every tenpai hand declares [DESIGN]
+        shape = tuple(bool(tenpai_waits(hand, s)) for s in range(4))
+        # declaring is optional (L427): the default until the seats' panels say otherwise (ext_riichi_tenpai.py)
+        from controller.engine.ext_riichi_tenpai import default_declarations
+
+        tenpai = default_declarations(self.rules, shape, ext.riichi)
         pay = self.rules.noten_payments(tenpai)
-        state = replace(state, hand=replace(hand, extra=replace(ext, tenpai=tenpai)))
+        pre = (hand.dealer, state.session.round_no, sx.kyoku, sx.honba)
+        state = replace(state, hand=replace(hand, extra=replace(ext, tenpai=tenpai, draw_pre=pre)))
         total = [a + b for a, b in zip(result.payments, pay, strict=True)]
         return state, replace(result, payments=(total[0], total[1], total[2], total[3]))
 

@@ -58,6 +58,7 @@ class RiichiHand:
     intent: int | None = None
     seen_indicators: tuple[Tile, ...] = ()  # partial information: indicators read by the camera (issue 16 point 15)
     seen_ura: tuple[Tile, ...] = ()
+    draw_pre: tuple[int, int, int, int] | None = None  # exhaustive draw: dealer, round, kyoku, honba before it
 
 
 @dataclass(frozen=True, slots=True)

@@ -260,3 +260,41 @@ def test_full_information_dora_reading_must_match_the_wall() -> None:
     t.build(stacked_wall(R, {0: "123456789m2345p1z"}, dead=dead))
     assert not any(isinstance(e, Alert) for e in _dora(t, "8p"))
     assert any(isinstance(e, Alert) and e.kind == "camera_mismatch" for e in _dora(t, "7p"))
+
+
+# --- point 5: declaring tenpai at an exhaustive draw is optional ------------------------------------------
+
+
+def _riichi_draw(rules: str) -> Table:
+    """The dealer discards 1z, tenpai on 2p/5p, and the wall is empty: an exhaustive draw."""
+    t = Table(rules)
+    noten = {1: "159m159p159s1357z", 2: "268m268p268s2z4z6z1z", 3: "37m37p37s4m4p4s2z4z6z7z"}
+    t.build(stacked_wall(R, {0: "123456789m2345p1z", **noten}))
+    _empty_wall(t)
+    t.ok({"type": "discard", "seat": 0, "tile": "1z"})
+    t.pass_all()
+    assert t.phase() is Phase.HAND_OVER and t.state.history[-1].kind == "draw"
+    return t
+
+
+def test_hkma_tenpai_declaration_is_optional() -> None:
+    """「聽牌」 is optional (002 L427): by default the tenpai dealer declares (3000 noten payments, renchan); when he
+    presses *pass* (「不聽」) the payments and the dealer's continuation follow (L429-L435)."""
+    from controller.engine.ext_riichi import session_of
+
+    t = _riichi_draw(R)
+    assert t.state.session.scores == (3000, -1000, -1000, -1000) and t.state.session.dealer == 0
+    assert t.rejected({"type": "button", "seat": 1, "button": "call"}).reason == "bad_hand"  # not tenpai
+    t.ok({"type": "button", "seat": 0, "button": "pass"})
+    assert t.state.session.scores == (0, 0, 0, 0)
+    assert t.state.session.dealer == 1 and session_of(t.state.session).honba == 1
+    assert t.state.history[-1].payments == (0, 0, 0, 0)
+    t.ok({"type": "button", "seat": 0, "button": "call"})  # changes his mind before the next wall
+    assert t.state.session.scores == (3000, -1000, -1000, -1000) and t.state.session.dealer == 0
+
+
+def test_hkma_tenpai_default_noten_option() -> None:
+    t = _riichi_draw(R + ":tenpai_default=noten")
+    assert t.state.session.scores == (0, 0, 0, 0) and t.state.session.dealer == 1
+    t.ok({"type": "button", "seat": 0, "button": "call"})
+    assert t.state.session.scores == (3000, -1000, -1000, -1000) and t.state.session.dealer == 0
