@@ -180,6 +180,8 @@ def claim_event(state: GameState, ev: Claim, fx: list[Effect], handle: Callable[
                 or any(c.seat == seat for c in w.calls):
             raise
         kind = ClaimKind(ev.kind)
+        if kind is ClaimKind.CHOW and len(ev.tiles) != 2:
+            raise  # a malformed chow event (the two tiles are not named): the sender's error, not the player's
         shown = _shown_tiles(state, seat, kind, ev.tiles)
         fx_here: list[Effect] = []
         if shown is None:
