@@ -20,7 +20,8 @@ from controller.engine.query import known_count
 from controller.engine.state import AlertRec, GameState, Phase, SeatState
 from mjtable.tiles import MeldKind
 
-VISION_TYPES = ("discard", "meld", "concealed_kong", "win_shown", "uncertain", "hand_seen")
+VISION_TYPES = ("discard", "meld", "concealed_kong", "win_shown", "uncertain", "hand_seen",
+                "dora_indicator")  # dora_indicator: riichi, handled by ext_riichi (issue 16 point 15)
 
 
 def raise_alert(state: GameState, kind: str, message: str, data: dict[str, Any], fx: list[Effect]) -> GameState:

@@ -11,6 +11,7 @@ from controller.engine.query import known_count, ruleset_of
 from controller.engine.ruleset import ClaimKind
 from controller.engine.state import Call, ClaimWindow, GameState, HandState, MeldRec, Phase, PondTile, SeatState
 from controller.engine.timers import cancel, limits, start
+from controller.engine.turn_clock import check_discard, start_turn
 from mjtable.tiles import MeldKind, Tile
 
 
@@ -62,11 +63,11 @@ def discard(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState
     assert hand is not None
     if hand.promoted is not None:
         raise Reject("wrong_phase", "a promoted kong is waiting for its rob window")
-    s = check_can_hold(hand, hand.seats[seat], seat, [t])
+    s = check_can_hold(hand, check_discard(state, seat, t), seat, [t])  # turn_clock: 1998 flowers, 罚张
     s = replace(s, pond=(*s.pond, PondTile(t)))
     hand = with_seat(hand, seat, s)
     hand = replace(hand, last_discard=(seat, t), drawn=None, drew=False, after_kong=False, first_turn=False,
-                   turn=None)
+                   turn=None, discard_s=state.now_s)
     state = replace(state, hand=hand)
     state = cancel(state, "turn", fx)
     state = cancel(state, "opening", fx)
@@ -88,16 +89,33 @@ def eligible_claims(state: GameState, seat: int, discarder: int, t: Tile, *, rob
 
     if ClaimKind.WIN in kinds and s.dead is None and can_win_on(state, seat, t, discarder, robbing=robbing):
         out.add(ClaimKind.WIN)
-    if robbing or hand.wall_remaining <= 0:
+    last = hand.wall_remaining <= 0
+    if robbing or (last and not _pung_on_last(state)):
         return out  # only a win on the last discard or a robbed kong
     n = sum(1 for k in s.known if k.kind == t.kind) + s.unknown
     if ClaimKind.PUNG in kinds and n >= 2:
         out.add(ClaimKind.PUNG)
+    if last:
+        return out  # Sichuan: a pung on the last discard, nothing else (L383)
     if ClaimKind.KONG in kinds and n >= 3:
         out.add(ClaimKind.KONG)
     if ClaimKind.CHOW in kinds and seat == (discarder + 1) % 4 and t.is_suited and chow_options(s, t):
         out.add(ClaimKind.CHOW)
     return out
+
+
+def _pung_on_last(state: GameState) -> bool:
+    """The rules allow a pung on the last discard (Sichuan 海底牌允许碰, L383); MCR/riichi only a win."""
+    hook = getattr(ruleset_of(state), "pung_on_last_discard", None)
+    return bool(hook()) if callable(hook) else False
+
+
+def _may_change(state: GameState, w: ClaimWindow, prior: Call, new: Call) -> bool:
+    """改报: the rules let a caller change to a higher call when the situation changed (Sichuan L432-L438,
+    HKMA L421); MCR does not ("报吃、碰、杠又改报和牌者…此轮不准和牌" [004:L476])."""
+    hook = getattr(ruleset_of(state), "may_change_call", None)
+    others = frozenset(c.kind for c in w.calls if c.seat != prior.seat)
+    return bool(hook(prior.kind, new.kind, others)) if callable(hook) else False
 
 
 def chow_options(s: SeatState, t: Tile) -> list[tuple[Tile, Tile]]:
@@ -143,13 +161,17 @@ def add_call(state: GameState, call: Call, fx: list[Effect]) -> GameState:
         raise Reject("illegal_claim", "a player cannot claim his own discard")
     if hand.seats[seat].out:
         raise Reject("illegal_claim", f"seat {seat} has already won and left this hand")
-    if seat in w.passed or any(c.seat == seat for c in w.calls):
-        raise Reject("already_acted", f"seat {seat} already passed or called on this discard")
+    prior = next((c for c in w.calls if c.seat == seat), None)
+    if seat in w.passed or prior is not None:
+        if prior is None or not _may_change(state, w, prior, call):
+            raise Reject("already_acted", f"seat {seat} already passed or called on this discard")
+        w = replace(w, calls=tuple(c for c in w.calls if c.seat != seat))  # 改报: the higher call replaces it
     if w.robbing and call.kind is not ClaimKind.WIN:
         raise Reject("illegal_claim", "only a win may rob a kong [000:L626]")
     if call.kind not in ruleset_of(state).claim_kinds():
         raise Reject("illegal_claim", f"{call.kind} does not exist in {state.config.rules}")
-    if call.kind is not ClaimKind.WIN and hand.wall_remaining <= 0:
+    if call.kind is not ClaimKind.WIN and hand.wall_remaining <= 0 \
+            and not (call.kind is ClaimKind.PUNG and _pung_on_last(state)):
         raise Reject("illegal_claim", "only a win may be called on the last discard")
     s = hand.seats[seat]
     if call.kind is ClaimKind.CHOW:
@@ -281,7 +303,7 @@ def make_meld(state: GameState, c: Call, fx: list[Effect]) -> GameState:
         state = take(state, c.seat, from_back=True)
         assert state.hand is not None
         state = replace(state, hand=replace(state.hand, after_kong=True))
-    return start(state, "turn", c.seat, limits(state).turn_s, fx)
+    return start_turn(state, c.seat, fx)  # MCR 1998: from the discard [000:L496]
 
 
 def _taken_faces(before: SeatState, after: SeatState, used: list[Tile]) -> list[Tile]:
@@ -322,7 +344,7 @@ def concealed_kong(state: GameState, seat: int, t: Tile | None, fx: list[Effect]
     state = take(state, seat, from_back=True)
     assert state.hand is not None
     state = replace(state, hand=replace(state.hand, after_kong=True))
-    return start(state, "turn", seat, limits(state).turn_s, fx)
+    return start_turn(state, seat, fx, kong=True)  # MCR 1998: a kong does not restart the 15 s [000:L496]
 
 
 def promoted_kong(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState:
@@ -357,4 +379,4 @@ def finish_promoted_kong(state: GameState, fx: list[Effect]) -> GameState:
     state = take(state, seat, from_back=True)
     assert state.hand is not None
     state = replace(state, hand=replace(state.hand, after_kong=True))
-    return start(state, "turn", seat, limits(state).turn_s, fx)
+    return start_turn(state, seat, fx, kong=True)  # MCR 1998: a kong does not restart the 15 s [000:L496]

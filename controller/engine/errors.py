@@ -7,6 +7,7 @@ REASONS = (
     "duplicate_id", "bad_event", "unknown_tile", "bad_seat", "out_of_turn", "wrong_phase", "not_held",
     "impossible_tile", "illegal_claim", "no_window", "already_acted", "paused", "session_over", "wall_empty",
     "unknown_alert", "unknown_infraction", "bad_hand", "ambiguous",
+    "must_replace_flower", "penalty_tile",  # issue 16: MCR 1998 flowers [000:L348], 罚张 [000:L808; 004:L462]
 )
 
 

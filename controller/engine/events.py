@@ -201,7 +201,8 @@ class CameraObserved(Event):
 class RefereeCommand(Event):
     """A referee command.  ``command``: ``pause``, ``resume``, ``confirm`` / ``reject`` (an alert),
     ``correct_tile`` (fix a pond tile: ``seat``, ``position``, ``tile``), ``apply_penalty`` (``seat``,
-    ``points``, ``reason``), ``waive_penalty`` / ``confirm_penalty`` (``infraction_id``), ``dead_hand``
+    ``points``, ``reason``), ``correct_meld`` (``seat``, ``position`` = meld index, ``tiles``),
+    ``waive_penalty`` / ``confirm_penalty`` (``infraction_id``), ``dead_hand``
     (``seat``, ``reason``), ``void_call`` (``seat``: a pending *call* that never got its claim), ``end_session``."""
 
     type: ClassVar[str] = "referee"
@@ -213,6 +214,7 @@ class RefereeCommand(Event):
     tile: str | None = None
     points: int | None = None
     reason: str = ""
+    tiles: tuple[str, ...] = ()  # correct_meld: the meld's tiles (issue 16 point 13)
 
 
 # --- clock -------------------------------------------------------------------------------------------

@@ -67,6 +67,11 @@ class EngineExtension:
         handle it entirely, None to let the core handle it; raise ``Reject`` to refuse it."""
         return None
 
+    def camera_observation(self, state: GameState, obs: dict[str, Any], fx: list[Effect]) -> GameState | None:
+        """A camera reading of a type the core does not know (riichi: ``dora_indicator``); None: not handled.
+        Raise ``Reject`` for a reading that does not fit (the core turns it into a ``camera_mismatch`` alert)."""
+        return None
+
     def after_step(self, old: GameState, new: GameState, ev: Event, fx: list[Effect]) -> GameState:
         """After every accepted event (``old`` -> ``new``), before ``seq`` is counted."""
         return new

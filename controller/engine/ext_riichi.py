@@ -49,7 +49,7 @@ from controller.engine.procedure import finish_flowers, parse_tile
 from controller.engine.query import player_index
 from controller.engine.ruleset import ClaimKind, WinSituation
 from controller.engine.session import add_scores, end_hand
-from controller.engine.state import GameState, HandResult, HandState, Phase, SessionState
+from controller.engine.state import GameState, HandResult, HandState, Phase, SeatState, SessionState
 from controller.riichi.settlement import FinalScores
 from controller.riichi.table import PAO_YAKU
 from controller.riichi.tenpai import completing_tiles
@@ -93,7 +93,15 @@ class RiichiExtension(EngineExtension):
             return None
         seat = getattr(ev, "seat", 0)
         s = hand.seats[seat]
-        if isinstance(ev, ButtonPressed) and ev.button == "riichi":  # the seat's riichi button, then a discard
+        if isinstance(ev, ButtonPressed) and state.phase is Phase.HAND_OVER and ev.button in ("call", "pass"):
+            from controller.engine.ext_riichi_tenpai import declare  # 「聽牌」 / 「不聽」 at a draw (L427)
+
+            return declare(self.rules, state, seat, ev.button == "call", fx)
+        # riichi from the seat's panel: its *call* button in its own turn (no claim is open then; the panel has
+        # only call and pass, hw/panel.py), or a "riichi" button; then the discard (issue 16 point 14)
+        panel_riichi = ev.button == "call" and state.phase is Phase.TURN and hand.turn == seat \
+            if isinstance(ev, ButtonPressed) else False
+        if isinstance(ev, ButtonPressed) and (ev.button == "riichi" or panel_riichi):
             if state.phase is not Phase.TURN or hand.turn != seat:
                 raise Reject("out_of_turn", "riichi is declared in one's own turn, with the discard (L363)")
             if ext.riichi[seat] or not closed_hand(s):
@@ -105,6 +113,11 @@ class RiichiExtension(EngineExtension):
                 raise Reject("bad_event", f"after riichi the drawn tile {hand.drawn.code} must be discarded (L367)")
             if ev.riichi or ext.intent == seat:
                 self._check_riichi(hand, ext, seat, t)
+            if not hand.drew and s.melds and self._kuikae(s, t):  # 喰替 caught at once: back, level 2 (L566)
+                from controller.engine.ext_riichi_penalties import record_level
+
+                return record_level(state, seat, "kuikae", 2, f"喰替: {t.code} right after the call is taken back "
+                                    "(L564-L566)", fx)
         elif isinstance(ev, Claim) and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
             if ext.riichi[seat] and ev.kind != ClaimKind.WIN:
                 raise Reject("illegal_claim", "no chi, pon or kan on a discard after riichi (L367)")
@@ -116,6 +129,55 @@ class RiichiExtension(EngineExtension):
             if isinstance(ev, ConcealedKong) and ext.riichi[seat] and ev.tile and s.fully_known:
                 self._check_riichi_kan(hand, seat, parse_tile(ev.tile))
         return None
+
+    def camera_observation(self, state: GameState, obs: dict[str, Any], fx: list[Effect]) -> GameState | None:
+        """``dora_indicator`` (issue 16 point 15): the camera reads a dead-wall indicator turned up, ``position`` 0
+        the dora indicator, k the k-th kan-dora indicator (L37), ``ura`` true for an ura indicator (L38).  With the
+        wall unknown (partial information) it is recorded in order and used for the dora; with the wall known it
+        must agree with it.  A reading that does not fit raises (the core raises ``camera_mismatch``)."""
+        if obs.get("type") != "dora_indicator":
+            return None
+        hand = state.hand
+        ext = riichi_of(hand)
+        if hand is None or ext is None:
+            raise Reject("wrong_phase", "no riichi hand in progress")
+        codes = obs.get("tiles")
+        if not isinstance(codes, list) or len(codes) != 1 or not isinstance(codes[0], str):
+            raise Reject("bad_event", "a dora indicator reading shows one tile")
+        t = parse_tile(codes[0])
+        pos = obs.get("position", 0)
+        ura = obs.get("ura", False) is True
+        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos <= kans(hand):
+            raise Reject("bad_event", f"indicator {pos!r} is not turned up ({kans(hand)} kan(s) declared)")
+        dead = dead_wall(hand)
+        if dead:
+            want = dead[(9 if ura else 4) + pos]
+            if want.kind != t.kind:
+                raise Reject("not_held", f"the camera reads {t.code} as indicator {pos}, the wall has {want.code}")
+            return state
+        seen = list(ext.seen_ura if ura else ext.seen_indicators)
+        if pos < len(seen):
+            if seen[pos].kind == t.kind:
+                return state
+            raise Reject("bad_event", f"indicator {pos} was read as {seen[pos].code} before, now {t.code}")
+        if pos > len(seen):
+            raise Reject("bad_event", f"indicator {pos} read before indicator {len(seen)}")
+        from controller.engine.query import known_count
+
+        shown = sum(1 for x in (*ext.seen_indicators, *ext.seen_ura) if x.kind == t.kind)
+        if known_count(hand, t.kind) + shown >= 4:
+            raise Reject("impossible_tile", f"{t.code} as an indicator would be a fifth copy")
+        seen.append(t)
+        ext = replace(ext, seen_ura=tuple(seen)) if ura else replace(ext, seen_indicators=tuple(seen))
+        return replace(state, hand=replace(hand, extra=ext))
+
+    def _kuikae(self, s: SeatState, t: Tile) -> bool:
+        """``t`` is a 喰替 discard after the call just made, and the seat has another tile it could discard."""
+        from controller.engine.ext_riichi_penalties import kuikae_faces
+
+        m = s.melds[-1]
+        banned = kuikae_faces(m, self.rules.options.kuikae) if m.claimed_from is not None else frozenset()
+        return t.kind in banned and (s.unknown > 0 or any(x.kind not in banned for x in s.known))
 
     def _check_riichi(self, hand: HandState, ext: RiichiHand, seat: int, t: Tile) -> None:
         """Riichi: not yet declared, closed hand, tenpai after the discard, a live tile left (L363)."""
@@ -304,9 +366,14 @@ class RiichiExtension(EngineExtension):
             state = camera.raise_alert(state, "settlement_needed", "exhaustive draw: settle the noten payments "
                                        "by the declarations (L427-L433)", {}, fx)
             return state, result
-        tenpai = tuple(bool(tenpai_waits(hand, s)) for s in range(4))  # every tenpai hand declares [DESIGN]
+        shape = tuple(bool(tenpai_waits(hand, s)) for s in range(4))
+        # declaring is optional (L427): the default until the seats' panels say otherwise (ext_riichi_tenpai.py)
+        from controller.engine.ext_riichi_tenpai import default_declarations
+
+        tenpai = default_declarations(self.rules, shape, ext.riichi)
         pay = self.rules.noten_payments(tenpai)
-        state = replace(state, hand=replace(hand, extra=replace(ext, tenpai=tenpai)))
+        pre = (hand.dealer, state.session.round_no, sx.kyoku, sx.honba)
+        state = replace(state, hand=replace(hand, extra=replace(ext, tenpai=tenpai, draw_pre=pre)))
         total = [a + b for a, b in zip(result.payments, pay, strict=True)]
         return state, replace(result, payments=(total[0], total[1], total[2], total[3]))
 
@@ -387,6 +454,13 @@ class RiichiExtension(EngineExtension):
                 if default.kind == "declare_win" or hand.drawn is None:
                     return default
                 return Action("discard", (("tile", hand.drawn.code),))
+            if default.kind == "discard" and not hand.drew and s.melds \
+                    and self._kuikae(s, parse_tile(dict(default.fields)["tile"])):  # no 喰替 (L564)
+                from controller.engine.ext_riichi_penalties import kuikae_faces
+
+                banned = kuikae_faces(s.melds[-1], self.rules.options.kuikae)
+                rest = replace(s, known=tuple(x for x in s.known if x.kind not in banned))
+                default = Action("discard", (("tile", bot.best_discard(rest).code),))
             if default.kind == "discard" and closed_hand(s) and hand.wall_remaining >= 4:
                 t = parse_tile(dict(default.fields)["tile"])
                 h = hand_of(hand, seat)

@@ -56,6 +56,9 @@ class RiichiHand:
     tenpai: tuple[bool, ...] | None = None
     redeal: bool = False
     intent: int | None = None
+    seen_indicators: tuple[Tile, ...] = ()  # partial information: indicators read by the camera (issue 16 point 15)
+    seen_ura: tuple[Tile, ...] = ()
+    draw_pre: tuple[int, int, int, int] | None = None  # exhaustive draw: dealer, round, kyoku, honba before it
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +94,19 @@ def kans(hand: HandState) -> int:
 def dora_indicators(hand: HandState) -> tuple[Tile, ...]:
     """The dora indicator and one kan-dora per kan, revealed at once (L37)."""
     dead = dead_wall(hand)
-    return (dead[4], *dead[5:5 + kans(hand)]) if dead else ()
+    if dead:
+        return (dead[4], *dead[5:5 + kans(hand)])
+    ext = riichi_of(hand)  # partial information: what the camera read on the dead wall
+    return ext.seen_indicators if ext is not None else ()
 
 
 def ura_indicators(hand: HandState) -> tuple[Tile, ...]:
     """Ura-dora under each revealed indicator (only for a riichi winner, L38)."""
     dead = dead_wall(hand)
-    return (dead[9], *dead[10:10 + kans(hand)]) if dead else ()
+    if dead:
+        return (dead[9], *dead[10:10 + kans(hand)])
+    ext = riichi_of(hand)
+    return ext.seen_ura if ext is not None else ()
 
 
 def hand_of(hand: HandState, seat: int, concealed: tuple[Tile, ...] | None = None) -> Hand | None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from controller.engine import camera, claims, penalties, procedure, wins
 from controller.engine.effects import SetLed
 from controller.engine.errors import Reject
-from controller.engine.events import ChooseVoid, Claim, ConcealedKong, Discard, Event, PromotedKong
+from controller.engine.events import ButtonPressed, ChooseVoid, Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
 from controller.engine.ext_sichuan_state import (
     PIG_POINTS,
@@ -98,11 +98,32 @@ class SichuanExtension(EngineExtension):
         fx.append(SetLed(seat=hand.dealer, on=True))
         return procedure.finish_flowers(replace(state, phase=Phase.FLOWERS), fx)
 
+    def _void_button(self, state: GameState, ev: ButtonPressed, fx: list[Effect]) -> GameState:
+        """定缺 from the seat panel (issue 16 point 14; L346-L348): *call* steps the seat's hidden choice m -> p -> s
+        -> m (the seat's own display shows it), *pass* puts it down face down like a card."""
+        hand = state.hand
+        ext = sichuan_of(hand)
+        assert hand is not None and ext is not None
+        seat = ev.seat
+        if ext.voids[seat] is not None:
+            raise Reject("already_acted", f"seat {seat} has already chosen its missing suit")
+        current = ext.pending_void[seat]
+        if ev.button == "call":
+            nxt = SUITS[(SUITS.index(current) + 1) % len(SUITS)] if current in SUITS else SUITS[0]
+            return with_extra(state, replace(ext, pending_void=set_at(ext.pending_void, seat, nxt)))
+        if ev.button in ("pass", "ready"):
+            if current is None:
+                raise Reject("bad_event", "press call to pick the missing suit (m, p, s) before confirming")
+            return self._choose_void(state, ChooseVoid(id=ev.id, at_s=ev.at_s, seat=seat, suit=current), fx)
+        raise Reject("bad_event", f"unknown button {ev.button!r}")
+
     # --- legality -----------------------------------------------------------------------------------------
 
     def before_player(self, state: GameState, ev: Event, fx: list[Effect]) -> GameState | None:
         if isinstance(ev, ChooseVoid):
             return self._choose_void(state, ev, fx)
+        if isinstance(ev, ButtonPressed) and state.phase is Phase.VOID:
+            return self._void_button(state, ev, fx)
         hand = state.hand
         ext = sichuan_of(hand)
         if ext is None or hand is None or state.phase is Phase.VOID:

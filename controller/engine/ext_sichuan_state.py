@@ -60,6 +60,7 @@ class SichuanHand:
     first_discarder: int | None = None
     ledger: tuple[tuple[str, Vec, str], ...] = ()
     passed_fan: tuple[int | None, ...] = (None, None, None, None)
+    pending_void: tuple[str | None, ...] = (None, None, None, None)  # 定缺 from the panel: call cycles, pass puts down
 
 
 def sichuan_of(hand: HandState | None) -> SichuanHand | None:

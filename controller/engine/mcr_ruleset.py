@@ -30,7 +30,7 @@ BASE_POINTS = 8  # 底分 [000:L688; 004:L412]
 #: 2006: 20 s opening block, 10 s discards [004:L237, L244]; 2017: 30 s first, 15 s turns [003:L45@1117].
 TIMER_PROFILES: dict[str, TimerProfile] = {
     "mcr-1998": TimerProfile(flowers_s=30.0, first_discard_s=30.0, turn_s=15.0, claim_s=3.0,
-                             session_s=3 * 3600.0),
+                             session_s=3 * 3600.0, turn_from_discard=True),
     "mcr-2006": TimerProfile(opening_s=20.0, turn_s=10.0, claim_s=3.0, session_s=150 * 60.0),
     "mcr-2017": TimerProfile(first_discard_s=30.0, turn_s=15.0, claim_s=3.0, session_s=3 * 3600.0),
 }
@@ -104,12 +104,26 @@ def default_scorer() -> McrScorer:
     return AreaOneScorer()
 
 
+@dataclass(frozen=True, slots=True)
+class McrVenue:
+    """Venue options of an MCR profile (``mcr-2006:overrun_penalty=true``).
+
+    Attributes:
+        overrun_penalty: put turn-limit overruns on the per-hand ladder (warning, 5, 10, 20...).  The seeds set
+            none for a slow discard (15 s [000:L496], 10 s [004:L244], 15 s [003:L45@1117] are limits without a
+            penalty; only a pung after 3 s is punished [000:L797]): default False = a referee alert only.
+    """
+
+    overrun_penalty: bool = False
+
+
 @dataclass(frozen=True)
 class McrRuleset:
     """One MCR rulebook.  ``profile`` is ``mcr-1998``, ``mcr-2006`` or ``mcr-2017``."""
 
     profile: str = "mcr-2006"
     seat_rotation: str = "A"
+    venue: McrVenue = field(default_factory=McrVenue)  # venue options (issue 16 point 7)
     scorer: McrScorer = field(default_factory=default_scorer, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -11,7 +11,7 @@ import importlib
 from functools import lru_cache
 from typing import cast
 
-from controller.engine.mcr_ruleset import MCR_PROFILES, McrRuleset
+from controller.engine.mcr_ruleset import MCR_PROFILES, McrRuleset, McrVenue
 from controller.engine.ruleset import Ruleset
 
 
@@ -24,6 +24,15 @@ def ruleset_for(name: str, seat_rotation: str = "A") -> Ruleset:
     """The ruleset for ``name`` (e.g. ``mcr-2006``); raises :class:`UnknownRules`."""
     if name in MCR_PROFILES:
         return McrRuleset(name, seat_rotation)
+    base = name.partition(":")[0]
+    if base in MCR_PROFILES:  # venue options, e.g. mcr-2006:overrun_penalty=true (controller/engine/infractions.py)
+        from controller.engine.profile_options import profile_options
+
+        try:
+            (venue,) = profile_options(name, base, McrVenue)
+        except ValueError as exc:
+            raise UnknownRules(str(exc)) from exc
+        return McrRuleset(base, seat_rotation, McrVenue(**venue))
     for family in ("sichuan", "riichi"):
         if name.startswith(family):
             try:

@@ -83,6 +83,7 @@ class TimerProfile:
     claim_s: float = 3.0
     session_s: float | None = None
     session_warning_s: float = 15 * 60.0
+    turn_from_discard: bool = False  # MCR 1998: a turn's limit counts from the upper player's discard [000:L496]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -106,6 +106,7 @@ class SeatState:
     out: bool = False  # won and left play (Sichuan bloody battle: the hand goes on without him)
     ladder: int = 0  # laddered infractions this hand
     timer_ladder: int = 0  # turn-timer overruns this hand
+    penalty_tiles: tuple[Tile, ...] = ()  # 罚张: exposed by a wrong call, discarded one per turn [000:L808; 004:L462]
 
     @property
     def hand_size(self) -> int:
@@ -145,6 +146,7 @@ class ClaimWindow:
     pending: frozenset[int] = frozenset()
     robbing: bool = False
     excluded_winners: frozenset[int] = frozenset()
+    slow: bool = False  # the 3 s for pung/kong are over; chow (and MCR 1998/2006 win) stay open (claim_timing.py)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -245,6 +247,7 @@ class HandState:
     flower_budget: int | None = None  # V2017 rounds: replacements left for the seat in this round
     flowers_this_round: int = 0  # flowers replaced in the current initial round (V2017: another round follows)
     last_discard: tuple[int, Tile] | None = None
+    discard_s: float | None = None  # when the last discard was shown (MCR 1998 turn clock [000:L496])
     promoted: tuple[int, Tile] | None = None  # seat and tile of a promoted kong open to robbing
     wins: tuple[HandResult, ...] = ()  # wins already settled in a hand that goes on (bloody battle)
     ids: frozenset[str] = frozenset()

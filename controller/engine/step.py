@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from controller.engine import camera, claims, penalties, procedure, session, timers, wins
+from controller.engine import camera, claims, infractions, penalties, procedure, session, timers, wins
 from controller.engine.effects import Buzz, CancelTimer, Effect, McuCommand, Rejected
 from controller.engine.errors import Reject
 from controller.engine.events import (
@@ -56,7 +56,7 @@ def start_session(ev: SessionStart) -> tuple[GameState, tuple[Effect, ...]]:
         penalty_mode=PenaltyMode(ev.penalty_mode), camera_min_confidence=ev.camera_min_confidence,
         timer_overrides=tuple((n, v) for n, v in ev.timer_overrides),
         hands_total=ev.hands_total or rules.hands_per_session,
-        flower_rounds=ev.flower_rounds if ev.flower_rounds is not None else ev.rules == "mcr-2017",
+        flower_rounds=ev.flower_rounds if ev.flower_rounds is not None else rules.name == "mcr-2017",
         fast_claims=ev.fast_claims)
     sess = SessionState(players=(ev.players[0], ev.players[1], ev.players[2], ev.players[3]), start_s=ev.at_s)
     state = GameState(config=config, session=sess, now_s=ev.at_s, seq=1, recent_ids=(ev.id,))
@@ -105,8 +105,8 @@ def _fire(state: GameState, name: str, seat: int | None, fx: list[Effect]) -> Ga
         hand = state.hand
         if hand is None or hand.claim is None:
             return state
-        if not hand.claim.pending:
-            return claims.close_window(state, fx)
+        if not hand.claim.pending:  # MCR: pung/kong's 3 s are over, chow (and win) may wait for the draw
+            return infractions.on_claim_deadline(state, fx)
         # a seat pressed *call* in time but its claim's details have not come: the referee decides
         seats = sorted(hand.claim.pending)
         return camera.raise_alert(state, "call_pending", f"seat(s) {seats} called but the claim is not shown yet",
@@ -119,12 +119,7 @@ def _fire(state: GameState, name: str, seat: int | None, fx: list[Effect]) -> Ga
     if name == "flowers" and seat is None and state.hand is not None:
         seat = state.hand.flower_seat  # V1998's 30 s is for all four [000:L472]: the seat still replacing is late
     fx.append(Buzz(duration_s=1.0))
-    state = camera.raise_alert(state, "timer_zero", f"{name} time is up" + (f" for seat {seat}" if seat is not None
-                               else ""), {"timer": name, "seat": seat}, fx)
-    if seat is not None:
-        state = penalties.record(state, seat, f"{name}_overrun", f"{name} limit exceeded", fx,
-                                 ladder="timer_ladder")
-    return state
+    return infractions.overrun(state, name, seat, fx)  # alert; the ladder only where the rules set one
 
 
 def _need_hand(state: GameState) -> None:
@@ -174,6 +169,8 @@ def _dispatch(state: GameState, ev: Event, fx: list[Effect]) -> GameState:
         return procedure.on_dice(state, ev.dice, fx)
     if isinstance(ev, CameraObserved):
         return _camera(state, ev, fx)
+    if isinstance(ev, Claim):  # a seat's own claim: a call it cannot make is a wrong/empty call (MCR)
+        return infractions.claim_event(state, ev, fx, lambda: _player(state, ev, fx))
     return _player(state, ev, fx)
 
 
@@ -186,6 +183,13 @@ def _player(state: GameState, ev: Event, fx: list[Effect]) -> GameState:
     handled = ext_of(state).before_player(state, ev, fx)  # rules extension (ext.py: 定缺, riichi checks)
     if handled is not None:
         return handled
+    drawn = infractions.next_player_draws(state, ev, fx)  # MCR: the next player's draw ends a slow window
+    if drawn is not None:
+        if isinstance(ev, ButtonPressed):
+            return drawn
+        state, ph = drawn, drawn.phase
+        hand = state.hand
+        assert hand is not None
     if isinstance(ev, ButtonPressed):
         if ev.button not in ("call", "pass", "ready"):
             raise Reject("bad_event", f"unknown button {ev.button!r}")
@@ -205,12 +209,14 @@ def _player(state: GameState, ev: Event, fx: list[Effect]) -> GameState:
             raise Reject("bad_event", f"unknown claim {ev.kind!r}") from exc
         tiles = tuple(procedure.parse_tile(c) for c in ev.tiles)
         if ph in (Phase.CLAIMS, Phase.ROB_KONG):
+            slow = infractions.slow_window_call(state, Call(seat, kind, tiles, ev.at_s), fx)
+            if slow is not None:
+                return slow
             return claims.add_call(state, Call(seat, kind, tiles, ev.at_s), fx)
         if ph is Phase.TURN and hand.last_discard is not None and hand.turn != hand.last_discard[0] \
                 and seat != hand.last_discard[0] and kind is not ClaimKind.CHOW:
-            # a call after the window closed is void and recorded [000:L797; 003:L45@1935]
-            return penalties.record(state, seat, "late_call", f"{kind} called after the claim window closed", fx,
-                                    ladder="ladder")
+            # a call after the window closed is void, recorded where the seed says so (infractions.py)
+            return infractions.late_call(state, seat, kind, fx)
         raise Reject("no_window", "no discard is open to claims")
     if isinstance(ev, Flower):
         t = procedure.parse_tile(ev.tile)
@@ -261,6 +267,9 @@ def _camera(state: GameState, ev: CameraObserved, fx: list[Effect], *, confirmed
     try:
         if kind == "hand_seen":
             return camera.hand_seen(state, obs)
+        seen = ext_of(state).camera_observation(state, obs, fx)  # rules extension: riichi dora indicators
+        if seen is not None:
+            return seen
         action = camera.translate(state, obs, ev)
         if action is None:
             return state
@@ -329,6 +338,8 @@ def _referee(state: GameState, ev: RefereeCommand, fx: list[Effect]) -> GameStat
         return replace(state, hand=procedure.with_seat(hand, seat, s))
     if cmd == "correct_tile":
         return _correct_tile(state, ev)
+    if cmd == "correct_meld":  # seat, position (meld index), tiles (issue 16 point 13)
+        return infractions.correct_meld(state, ev)
     if cmd == "void_call":  # a *call* whose claim never came is void: that seat passes
         _need_hand(state)
         seat = _seat_of(ev)

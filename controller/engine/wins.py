@@ -21,7 +21,7 @@ from controller.engine.query import (
 from controller.engine.ruleset import FalseWinKind, WinCheck, WinSituation
 from controller.engine.shanten import is_complete, maybe_knitted
 from controller.engine.state import Call, GameState, HandResult, Phase
-from controller.engine.timers import limits, start
+from controller.engine.turn_clock import start_turn
 from mjtable.tiles import Hand, MeldKind, NotationError, Tile, tile_counts
 
 
@@ -142,7 +142,7 @@ def win_on_discard(state: GameState, c: Call, fx: list[Effect]) -> tuple[GameSta
     calls = tuple(x for x in w.calls if x.seat != seat)
     excluded = w.excluded_winners | {seat}
     # later callers cannot win after a false first win [003:L45@3976]; riichi too, via ext_riichi (HKMA L194)
-    if state.config.rules == "mcr-2017" or ext_of(state).false_win_voids_later_calls():
+    if ruleset_of(state).name == "mcr-2017" or ext_of(state).false_win_voids_later_calls():
         excluded = excluded | {x.seat for x in calls}
     hand = replace(hand, claim=replace(w, calls=calls, excluded_winners=excluded))
     return replace(state, hand=hand), False
@@ -204,6 +204,9 @@ def false_win(state: GameState, seat: int, check: WinCheck, fx: list[Effect]) ->
     if rules.disqualifies(kind):
         state = penalties.record(state, seat, "disqualified", "intentional false win (有意诈和) [000:L804]", fx,
                                  status="proposed")
+    from controller.engine.infractions import after_false_win
+
+    state = after_false_win(state, seat, kind, fx)  # MCR 2017: warning, then disqualification [003:L45@3775]
     hand = state.hand
     assert hand is not None
     s = hand.seats[seat]
@@ -316,7 +319,7 @@ def next_player_draws(state: GameState, discarder: int, fx: list[Effect]) -> Gam
     assert state.hand is not None
     state = replace(state, hand=replace(state.hand, after_kong=False))
     fx.append(SetLed(seat=nxt, on=True))
-    return start(state, "turn", nxt, limits(state).turn_s, fx)
+    return start_turn(state, nxt, fx)  # MCR 1998: from the upper player's discard [000:L496]
 
 
 def _end_after_wins(state: GameState, fx: list[Effect]) -> GameState:

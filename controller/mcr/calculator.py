@@ -383,8 +383,14 @@ def _kong_fans(job: Job, tab: Table, notes: Notes | None, counts: tuple[int, int
             tab[F.TWO_CONCEALED_KONGS if ck >= 2 else F.CONCEALED_KONG] = 1
     elif kongs == 3:
         tab[F.THREE_KONGS] = 1
+        # 2006 三杠 "暗杠加计，三暗杠加计三暗刻分" [004:L306, L713]: one or two concealed kongs add their kong fan;
+        # three add Three Concealed Pungs (below, as in every profile)
+        if job.prof.three_kongs_adds_concealed and ck in (1, 2):
+            tab[F.TWO_CONCEALED_KONGS if ck == 2 else F.CONCEALED_KONG] = 1
     elif kongs == 2:
-        if ck == 2:
+        if ck == 2 and job.prof.concealed_kong_split:  # 2017 暗部 then 明部 [003:L45@4885]
+            tab[F.TWO_MELDED_KONGS] = 1  # the concealed-pung part is scored below (Two Concealed Pungs)
+        elif ck == 2:
             tab[F.TWO_CONCEALED_KONGS] = 1
         elif mk == 2:
             tab[F.TWO_MELDED_KONGS] = 1

@@ -162,6 +162,12 @@ class RuleProfile:
         four_kongs_adds_concealed: Four Kongs still scores the concealed kongs (2006 "暗杠加计" [004:L294,
             L568]): one concealed kong adds Concealed Kong, two or more add Two Concealed Kongs.  False for 1998
             ("不计杠" [000:L1143]) and 2017 (its 四暗杠 "核好了为152分" = 四暗刻 64 + 四杠 88, digest §7).
+        three_kongs_adds_concealed: Three Kongs still scores the concealed kongs: 2006 prints the same "暗杠加计"
+            for 三杠 [004:L306] as for 四杠 [004:L294], read the same way (issue 16 point 12).  False for 1998
+            ("3个杠" [000:L582]) and 2017 (暗部/明部 rule below).
+        concealed_kong_split: 2017 [003:L45@4885] "把暗杠看成由明、暗两部分组成 … 二暗杠、三暗杠、四暗杠: 先计暗刻分
+            (暗杠暗部), 后计明杠分(暗杠明部)": two concealed kongs score Two Concealed Pungs + Two Melded Kongs, never
+            Two Concealed Kongs (issue 16 point 11).
     """
 
     name: str
@@ -179,6 +185,8 @@ class RuleProfile:
     four_concealed_self_drawn_full: bool = True
     waits_count_held_fourth: bool = False
     four_kongs_adds_concealed: bool = False
+    three_kongs_adds_concealed: bool = False
+    concealed_kong_split: bool = False
 
 
 #: The concealed-kong fans that 2006's "暗杠加计" keeps beside Four Kongs.
@@ -205,8 +213,10 @@ def _build() -> dict[str, RuleProfile]:
     ex06 = dict(_EXCLUDES_2006)
     m06 = list(_masks(ex06))
     m06[F.FOUR_KONGS] = _four_kongs_mask(m06[F.FOUR_KONGS], True)  # 四杠 "暗杠加计" [004:L294, L568]
+    m06[F.THREE_KONGS] = _four_kongs_mask(m06[F.THREE_KONGS], True)  # 三杠 "暗杠加计" [004:L306]
     p2006 = RuleProfile("mcr-2006", points_table("mcr-2006"), tuple(m06), F.FULLY_CONCEALED_HAND, False,
-                        True, False, False, False, False, four_kongs_adds_concealed=True)
+                        True, False, False, False, False, four_kongs_adds_concealed=True,
+                        three_kongs_adds_concealed=True)
     ex98 = dict(ex06)
     # [000:L563] 绿一色 不计混一色
     ex98[F.ALL_GREEN] = (F.ONE_VOIDED_SUIT, F.HALF_FLUSH)
@@ -215,7 +225,7 @@ def _build() -> dict[str, RuleProfile]:
     # [000:L564] 九莲宝灯 不计清一色 only (门前清 is still implied by 不重复 for a concealed shape)
     p1998 = replace(p2006, name="mcr-1998", points=points_table("mcr-1998"), excludes=_masks(ex98),
                     special_self_drawn=F.SELF_DRAWN, combined_kong=False, all_terminals_double_pung=False,
-                    four_kongs_adds_concealed=False)  # 四杠 "不计杠" [000:L1143]
+                    four_kongs_adds_concealed=False, three_kongs_adds_concealed=False)  # 四杠 "不计杠" [000:L1143]
     ex17 = dict(ex06)
     for fan, gone in _NEW_PAIRS_REPLACE.items():
         ex17[fan] = (*ex17.get(fan, ()), *gone)
@@ -226,7 +236,8 @@ def _build() -> dict[str, RuleProfile]:
     # 2017: Out with Replacement Tile, Last Tile Draw, Fully Concealed, Single Wait all combine [003:L45@4773]
     p2017 = replace(p2006, name="mcr-2017", points=points_table("mcr-2017"), excludes=_masks(ex17),
                     special_self_drawn=F.SELF_DRAWN, special_concealed_discard=True, waits_by_definition=True,
-                    honor_pung_minus_one=True, knitted_plain=True, new_fans=True, four_kongs_adds_concealed=False)
+                    honor_pung_minus_one=True, knitted_plain=True, new_fans=True, four_kongs_adds_concealed=False,
+                    three_kongs_adds_concealed=False, concealed_kong_split=True)  # 暗部/明部 [003:L45@4885]
     return {p.name: p for p in (p1998, p2006, p2017)}
 
 
@@ -252,7 +263,8 @@ def variant(prof: RuleProfile, *, special_self_drawn: FanId | None = None,
             four_concealed_self_drawn_full: bool | None = None, combined_kong_points: int | None = None,
             two_concealed_kongs_points: int | None = None, all_green_half_flush: bool | None = None,
             all_terminals_double_pung: bool | None = None, waits_count_held_fourth: bool | None = None,
-            four_kongs_adds_concealed: bool | None = None) -> RuleProfile:
+            four_kongs_adds_concealed: bool | None = None, three_kongs_adds_concealed: bool | None = None,
+            concealed_kong_split: bool | None = None) -> RuleProfile:
     """A copy of ``prof`` with the documented interpretation switches changed (docs/mcr-interpretations.md).
 
     The name gets a ``+variant`` suffix.  Used by the differential test to show that each disagreement with
@@ -279,6 +291,11 @@ def variant(prof: RuleProfile, *, special_self_drawn: FanId | None = None,
     if four_kongs_adds_concealed is not None:
         out = replace(out, four_kongs_adds_concealed=four_kongs_adds_concealed)
         ex[F.FOUR_KONGS] = _four_kongs_mask(ex[F.FOUR_KONGS], four_kongs_adds_concealed)
+    if three_kongs_adds_concealed is not None:
+        out = replace(out, three_kongs_adds_concealed=three_kongs_adds_concealed)
+        ex[F.THREE_KONGS] = _four_kongs_mask(ex[F.THREE_KONGS], three_kongs_adds_concealed)
+    if concealed_kong_split is not None:
+        out = replace(out, concealed_kong_split=concealed_kong_split)
     return replace(out, name=prof.name + "+variant", points=tuple(points), excludes=tuple(ex))
 
 
@@ -320,6 +337,8 @@ OPTIONS = {
     "all_terminals_double_pung": _bool_option,
     "waits_count_held_fourth": _bool_option,
     "four_kongs_adds_concealed": _bool_option,
+    "three_kongs_adds_concealed": _bool_option,
+    "concealed_kong_split": _bool_option,
     "new_pairs_stack": _bool_option,
 }
 

@@ -81,6 +81,11 @@ class RiichiRuleset:
     def multiple_winners(self) -> bool:
         return False  # head bump: nearest to the discarder in turn order (L58, L415)
 
+    def may_change_call(self, prior: ClaimKind, new: ClaimKind, others: frozenset[ClaimKind]) -> bool:
+        """如果選手叫吃後, 另有對手採用「鳴牌優先規條」叫碰或槓, 選手有權改叫和了 (L421): after a chi, a competing
+        pon or kan lets the chi caller change to ron."""
+        return prior is ClaimKind.CHOW and new is ClaimKind.WIN and bool(others & {ClaimKind.PUNG, ClaimKind.KONG})
+
     def deal_counts(self, dealer: int) -> tuple[int, int, int, int]:
         c = [13, 13, 13, 13]
         c[dealer] = 14  # L244

@@ -46,6 +46,12 @@ class RiichiOptions:
     Default "threshold".
     ``division``: "A" (30000/35000) or "B" (25000/30000), L16-L18.
     ``claim_window_s``: the seed sets no seconds (L33); default 3.0.
+    ``kuikae``: which discards right after a chi/pon are 喰替 (L564-L566 punish it without defining it, digest
+    §4.6 [UNCLEAR]): "genbutsu_suji" (the called face, and for a chi the other end of the run; the usual
+    reading, default), "genbutsu" (the called face only) or "off" (controller/engine/ext_riichi_penalties.py).
+    ``tenpai_default``: who declares tenpai at an exhaustive draw when nobody presses (declaring is optional,
+    L427): "declare" (every tenpai hand, default) or "noten" (only riichi hands); the seats' panels change it
+    until the next wall (controller/engine/ext_riichi_tenpai.py).
     """
 
     kiriage_mangan: bool = True
@@ -54,6 +60,8 @@ class RiichiOptions:
     redeal_on_empty_win: str = "threshold"
     division: str = "A"
     claim_window_s: float = 3.0
+    kuikae: str = "genbutsu_suji"
+    tenpai_default: str = "declare"
 
     def __post_init__(self) -> None:
         if self.uma_mode not in ("l19", "l453"):
@@ -62,6 +70,10 @@ class RiichiOptions:
             raise ValueError("redeal_on_empty_win must be 'always' or 'threshold'")
         if self.division not in ("A", "B"):
             raise ValueError(f"division must be 'A' or 'B', got {self.division!r}")
+        if self.tenpai_default not in ("declare", "noten"):
+            raise ValueError(f"tenpai_default must be 'declare' or 'noten', got {self.tenpai_default!r}")
+        if self.kuikae not in ("genbutsu_suji", "genbutsu", "off"):
+            raise ValueError(f"kuikae must be 'genbutsu_suji', 'genbutsu' or 'off', got {self.kuikae!r}")
 
 
 DEFAULT_OPTIONS = RiichiOptions()

@@ -83,6 +83,16 @@ class SichuanRuleset:
     def multiple_winners(self) -> bool:
         return True  # 一炮多响 (L470)
 
+    def pung_on_last_discard(self) -> bool:
+        """海底牌（牌墙摸完后打出的牌）允许碰 (L383): a pung (not a kong: no replacement is left) on the last
+        discard."""
+        return True
+
+    def may_change_call(self, prior: ClaimKind, new: ClaimKind, others: frozenset[ClaimKind]) -> bool:
+        """改报 (L432-L438): once another player has called, a caller may change to a higher call (pong = kong <
+        win); a win is never withdrawn."""
+        return bool(others) and self.claim_priority(new) > self.claim_priority(prior)
+
     def deal_counts(self, dealer: int) -> tuple[int, int, int, int]:
         c = [13, 13, 13, 13]
         c[dealer] = 14  # L332

@@ -27,7 +27,7 @@ from mjtable.mqtt.topics import TableTopics
 LOGGER = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 4096
-COMMANDS = ("pause", "resume", "correct_tile", "confirm", "reject", "apply_penalty", "waive_penalty",
+COMMANDS = ("pause", "resume", "correct_tile", "correct_meld", "confirm", "reject", "apply_penalty", "waive_penalty",
             "confirm_penalty", "dead_hand", "end_session", "dice")
 
 
@@ -91,7 +91,7 @@ def engine_event_json(cmd: Command, at_s: float) -> dict[str, Any]:
         return {"type": "dice_rolled", "id": f"cmd:{cmd.id}", "at_s": at_s, "dice": list(cmd.args["dice"]),
                 "source": "referee"}
     doc: dict[str, Any] = {"type": "referee", "id": f"cmd:{cmd.id}", "at_s": at_s, "command": cmd.command}
-    for key in ("alert_id", "infraction_id", "seat", "position", "tile", "points"):
+    for key in ("alert_id", "infraction_id", "seat", "position", "tile", "tiles", "points"):
         if key in cmd.args:
             doc[key] = cmd.args[key]
     doc["reason"] = cmd.reason or (f"referee {cmd.referee}" if cmd.referee else "")

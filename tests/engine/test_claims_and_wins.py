@@ -66,8 +66,10 @@ def test_chow_only_from_the_left_player() -> None:
     t = Table()
     t.deal(PRIORITY_HANDS)
     t.ok("discard", seat=0, tile="5p")
-    rej = t.rejected("claim", seat=3, kind="chow", tiles=["4p", "6p"])
-    assert rej.reason == "illegal_claim"
+    # a chow from anyone else is a wrong chow (错吃): no win this hand [000:L785; 004:L454] (issue 16 point 8)
+    fx = t.ok("claim", seat=3, kind="chow", tiles=["4p", "6p"])
+    assert [e.infraction["kind"] for e in fx if isinstance(e, InfractionEffect)] == ["wrong_call"]
+    assert t.seat(3).dead is not None and not t.seat(3).melds
 
 
 def test_self_drawn_win_pays_8_plus_fan_from_each() -> None:
@@ -87,13 +89,15 @@ def test_self_drawn_win_pays_8_plus_fan_from_each() -> None:
 
 
 def test_claim_window_closes_at_its_limit() -> None:
-    # pung within 3 s [000:L504; 004:L247]
+    # pung within 3 s [000:L504; 004:L247]; chow and win wait for the next player's draw [004:L478]
     t = Table()
     t.deal(PRIORITY_HANDS)
     t.ok("discard", seat=0, tile="5p")
     t.ok("tick", dt_s=1.0)
     assert t.state.phase is Phase.CLAIMS
     t.ok("tick", dt_s=2.5)
+    assert t.state.hand is not None and t.state.hand.claim is not None and t.state.hand.claim.slow
+    t.ok("button", seat=1, button="pass")  # the next player reaches into the wall
     assert t.state.phase is not Phase.CLAIMS and t.state.hand is not None and t.state.hand.turn == 1
 
 
@@ -173,7 +177,7 @@ def test_false_win_under_minimum_pays_10_each() -> None:
 
 
 def test_referee_dead_hand_command_takes_away_the_right_to_win() -> None:
-    # 相公 / 停和陪打 by the referee: the seat keeps playing but may not win [000:L820; 004:L466; 003:L45@2521]
+    # 相公 / 停和陪打 by the referee: the seat keeps playing but may not win [000:L820; 004:L457; 003:L45@2521]
     t = Table()
     t.deal(TWO_WINNERS_HANDS)  # seats 1 and 3 both wait on 5p
     t.ok("referee", command="dead_hand", seat=1, reason="wrong tile count (相公)")

@@ -25,9 +25,13 @@ def test_version_profiles(rules: str, first: tuple[str, float], turn: float) -> 
     t.deal(PRIORITY_HANDS)
     assert _timer(t, first[0]) == first[1]
     t.ok("discard", seat=0, tile="5p")
+    discarded = t.now_s
     assert _timer(t, "claim") == 3.0
     pass_all(t)
-    assert _timer(t, "turn") == turn
+    if rules == "mcr-1998":  # 15 s from the upper player's discard [000:L496] (issue 16 point 2)
+        assert [x.deadline_s for x in t.state.timers if x.name == "turn"] == [discarded + turn]
+    else:
+        assert _timer(t, "turn") == turn
 
 
 def test_overrides_replace_profile_values() -> None:
@@ -40,8 +44,9 @@ def test_overrides_replace_profile_values() -> None:
 
 
 def test_overrun_buzzes_alerts_and_climbs_the_ladder() -> None:
-    # warning, 5, 10, 20 ... per hand [000:L797; 004:L457]
-    t = Table()
+    # warning, 5, 10, 20 ... per hand [000:L797; 004:L457], where the venue asks for it (issue 16 point 7: the
+    # seeds set no penalty for a slow discard; without the option an overrun is an alert only)
+    t = Table(rules="mcr-2006:overrun_penalty=true")
     t.deal(PRIORITY_HANDS)
     fx = t.ok("tick", dt_s=21.0)
     assert Buzz(duration_s=1.0) in fx
@@ -64,7 +69,7 @@ def test_overrun_buzzes_alerts_and_climbs_the_ladder() -> None:
 
 
 def test_proposed_penalties_wait_for_the_referee() -> None:
-    t = Table(options={"penalty_mode": "propose"})
+    t = Table(rules="mcr-2006:overrun_penalty=true", options={"penalty_mode": "propose"})
     t.deal(PRIORITY_HANDS)
     t.ok("tick", dt_s=21.0)
     t.ok("discard", seat=0, tile="5p")
@@ -156,7 +161,7 @@ def test_expired_turn_limit_stays_at_zero_until_the_seat_acts() -> None:
 
 def test_1998_flowers_overrun_is_charged_to_the_seat_still_replacing() -> None:
     # V1998: all four replace flowers within 30 s in total, then the dealer has 30 s to discard [000:L472, L496]
-    t = Table(rules="mcr-1998")
+    t = Table(rules="mcr-1998:overrun_penalty=true")  # the venue's ladder (issue 16 point 7)
     hands = {**PRIORITY_HANDS, 1: "1f34p345m8m1s1s2z2z6z7z"}  # seat 1 holds a flower; the dealer holds none
     t.deal(hands)
     hand = t.state.hand

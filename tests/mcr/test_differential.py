@@ -36,6 +36,8 @@ DOCUMENTED: dict[str, dict[str, object]] = {
     "all_terminals_adds_double_pung": {"all_terminals_double_pung": False},
     # [004:L294, L568] 四杠 "暗杠加计": concealed kongs still score beside Four Kongs
     "four_kongs_adds_concealed_kongs": {"four_kongs_adds_concealed": False},
+    # [004:L306] 三杠 "暗杠加计", read like 四杠 (issue 16 point 12)
+    "three_kongs_adds_concealed_kongs": {"three_kongs_adds_concealed": False},
     # a tile held four times is no wait: there is no fifth copy
     "no_fifth_copy_wait": {"waits_count_held_fourth": True},
 }
