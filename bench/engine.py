@@ -1,9 +1,15 @@
 """Engine benchmark: simulated hands per second, and the time to process one discard.
 
-    .venv/bin/python -m bench.engine [--hands 400] [--seed 1] [--rules all|<profile>]
+    .venv/bin/python -m bench.engine [--hands 400] [--seed 1] [--rules all|<profile>] [--anchor REV]
 
 With ``--rules all`` (the default) the MCR 2006 figures stay at the top level and ``per_rules`` repeats the same
 figures for MCR 2006, Sichuan SBR 2025 and HKMA riichi, measured in the same run against the same anchor.
+
+``--anchor REV`` (a git revision, e.g. ``main`` or a commit) also measures that revision in the same run: the
+bench checks REV out into a temporary ``git worktree`` and runs its own ``bench.engine`` there with the same
+arguments (a subprocess, same interpreter, REV's code first on ``sys.path``), interleaved rulebook by rulebook
+with this tree's runs so that both see the same machine load.  The result gains ``anchor_rev`` and, per
+rulebook, ``anchor`` (REV's figures) and ``p99_best_of_3_change`` (ours / REV's).  ``--anchor`` needs git.
 
 A discard step includes the claim options of the other three players (win check with the fan total, pung,
 kong, chow), computed exactly as on a full-information table.  Anchor (issue 3): p99 under 1 ms on this
@@ -19,7 +25,11 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from controller.engine.effects import Rejected
 from controller.engine.events import Discard
@@ -95,6 +105,42 @@ def run(hands: int, seed: int, rules: str) -> dict[str, object]:
     }
 
 
+def _anchor_worktree(rev: str, tmp: Path) -> Path:
+    """Check ``rev`` out (detached, no branch) into ``tmp``/anchor; raises SystemExit when git refuses."""
+    repo = Path(__file__).resolve().parent.parent
+    dest = tmp / "anchor"
+    done = subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", "--quiet", str(dest), rev],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"bench.engine: cannot check out anchor {rev!r}: {done.stderr.strip()}")
+    return dest
+
+
+def _remove_worktree(dest: Path) -> None:
+    repo = Path(__file__).resolve().parent.parent
+    subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(dest)],
+                   capture_output=True, check=False)
+
+
+def _run_anchor(tree: Path, hands: int, seed: int, rules: str) -> dict[str, object]:
+    """One ``--rules`` run of the anchor revision's own bench, in a subprocess whose imports come from ``tree``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    done = subprocess.run([sys.executable, "-m", "bench.engine", "--hands", str(hands), "--seed", str(seed),
+                           "--rules", rules], cwd=tree, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"bench.engine: the anchor's bench failed for {rules}: {done.stderr.strip()[-400:]}")
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    return dict(json.loads(lines[-1]))
+
+
+def _compare(ours: dict[str, object], anchor: dict[str, object]) -> None:
+    ours["anchor"] = anchor
+    a = float(str(anchor.get("discard_best_of_3_p99_ms", 0.0)))
+    if a > 0:
+        ours["p99_best_of_3_change"] = round(float(str(ours["discard_best_of_3_p99_ms"])) / a, 3)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=400)
@@ -102,18 +148,38 @@ def main() -> None:
     parser.add_argument("--rules", default="all",
                         help="one profile, or all (default): MCR 2006 figures at the top level plus every ruleset "
                              "(MCR, Sichuan, riichi) under per_rules, same anchor, same run")
+    parser.add_argument("--anchor", default=None, metavar="REV",
+                        help="also run the bench of git revision REV (temporary worktree) in the same run")
     args = parser.parse_args()
-    if args.rules != "all":
-        print(json.dumps(run(args.hands, args.seed, args.rules), separators=(",", ":")))
-        return
+    with tempfile.TemporaryDirectory(prefix="bench-engine-") as tmp:
+        tree = _anchor_worktree(args.anchor, Path(tmp)) if args.anchor else None
+        try:
+            out = _measure(args.hands, args.seed, args.rules, tree)
+        finally:
+            if tree is not None:
+                _remove_worktree(tree)
+    if args.anchor:
+        out["anchor_rev"] = args.anchor
+    print(json.dumps(out, separators=(",", ":")))
+
+
+def _measure(hands: int, seed: int, rules: str, tree: Path | None) -> dict[str, object]:
+    """This tree's figures (and the anchor's, interleaved per rulebook, when ``tree`` is given)."""
+    names = ALL_RULES if rules == "all" else (rules,)
+    per_rules: dict[str, dict[str, object]] = {}
+    for name in names:
+        per_rules[name] = run(hands, seed, name)
+        if tree is not None:
+            _compare(per_rules[name], _run_anchor(tree, hands, seed, name))
+    if rules != "all":
+        return per_rules[rules]
     # the same figures for the Sichuan and riichi rulesets (issue 4), in the same run
-    out = run(args.hands, args.seed, "mcr-2006")
-    per_rules = {"mcr-2006": dict(out)}
-    for rules in ALL_RULES[1:]:
-        per_rules[rules] = run(args.hands, args.seed, rules)
+    out = dict(per_rules["mcr-2006"])
     out["per_rules"] = per_rules
     out["all_meet_target_best_of_3"] = all(bool(r["meets_target_best_of_3"]) for r in per_rules.values())
-    print(json.dumps(out, separators=(",", ":")))
+    out["p99_best_of_3_ms"] = {name: r["discard_best_of_3_p99_ms"] for name, r in per_rules.items()}
+    out["p99_ms"] = {name: r["discard_p99_ms"] for name, r in per_rules.items()}
+    return out
 
 
 if __name__ == "__main__":
