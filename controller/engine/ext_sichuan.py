@@ -192,7 +192,7 @@ class SichuanExtension(EngineExtension):
     def _passed_win(self, state: GameState, ext: SichuanHand, seat: int, *, fan: int, passed: int,
                     fx: list[Effect]) -> GameState:
         """顺和: a win on a tile worth no more than one let pass since the seat's turn: category 2, all its
-        kong money refunded, no win this hand [DESIGN, as controller/sichuan/table.py] (L248, L782-L784); the
+        kong money refunded, no win this hand [DESIGN, docs/sichuan.md] (L248, L782-L784); the
         call counts as a pass."""
         deltas, kongs = refund_all(seat, list(ext.kongs))
         ext = replace(ext, kongs=tuple(kongs), passed_fan=set_at(ext.passed_fan, seat, None))
