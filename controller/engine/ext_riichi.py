@@ -55,8 +55,8 @@ from controller.riichi.tenpai import completing_tiles
 from mjtable.tiles import Hand, MeldKind, Tile
 
 if TYPE_CHECKING:
-    from controller.bots import Action, Bot
     from controller.engine.effects import Effect
+    from controller.engine.ext import Action, Bot
     from controller.riichi.ruleset import RiichiRuleset
 
 
@@ -370,7 +370,7 @@ class RiichiExtension(EngineExtension):
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
         """Riichi whenever possible with a closed tenpai hand; after riichi discard the drawn tile; never a fifth
         kan (a kong claim then passes)."""
-        from controller.bots import Action
+        from controller.engine.ext import Action
 
         hand = state.hand
         ext = riichi_of(hand)

@@ -41,8 +41,8 @@ from controller.sichuan.settlement import DrawSeat, KongType, refund_all, settle
 from mjtable.tiles import Hand, MeldKind, Tile, make_meld, tile_counts
 
 if TYPE_CHECKING:
-    from controller.bots import Action, Bot
     from controller.engine.effects import Effect
+    from controller.engine.ext import Action, Bot
     from controller.sichuan.ruleset import SichuanRuleset
 
 
@@ -438,7 +438,7 @@ class SichuanExtension(EngineExtension):
 
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
         """定缺 = the suit with the fewest tiles; discard the missing suit first; never call on it."""
-        from controller.bots import Action
+        from controller.engine.ext import Action
 
         hand = state.hand
         ext = sichuan_of(hand)

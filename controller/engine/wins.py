@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from controller.engine import penalties
-from controller.engine.claims import check_can_hold
 from controller.engine.effects import Effect, SetLed, WinSettled
 from controller.engine.errors import Reject
 from controller.engine.ext import ext_of
+from controller.engine.holding import check_can_hold
 from controller.engine.procedure import remove_tiles, sorted_tiles, take, with_seat
 from controller.engine.query import (
     compact_hand,
