@@ -3,9 +3,10 @@ them through injected ports; the journal records ``Rejected`` effects as rejecti
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from mjtable.typed_json import typed_json
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -13,10 +14,7 @@ class Effect:
     type: ClassVar[str] = "effect"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            out[f.name] = getattr(self, f.name)
-        return out
+        return typed_json(self, self.type)  # shared with the input events and the MCU bridge's events
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from mjtable.typed_json import typed_json
+
 
 class EventFormatError(ValueError):
     """A JSON object that is not a valid event (unknown type, missing or mistyped field)."""
@@ -25,18 +27,7 @@ class Event:
     at_s: float
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            out[f.name] = _plain(getattr(self, f.name))
-        return out
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    return v
+        return typed_json(self, self.type)  # shared with the effects and the MCU bridge's events
 
 
 # --- session and table --------------------------------------------------------------------------------

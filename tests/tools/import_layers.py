@@ -9,7 +9,8 @@ that is a module.  A module may import its own layer and lower ones, never a hig
 modules may not import each other in a circle, even within one layer.  A package's ``__init__`` is its facade and
 may gather its own submodules.  Layers (``docs/architecture.md``, "Layers of the rules engine", gives the reasons):
 
-0. ``foundation``: ``mjtable.tiles`` (tile notation, hands, melds).
+0. ``foundation``: ``mjtable.tiles`` (tile notation, hands, melds), ``mjtable.typed_json`` (the one ``to_json`` of
+   events and effects).
 1. ``contract``: what a rulebook fills in for the engine -- ``controller.engine.ruleset`` (the ``Ruleset``
    protocol, ``WinSituation``, ``WinCheck``, ``ClaimKind``, timer profiles), ``controller.engine.profile_options``,
    ``controller.engine.errors``.
@@ -41,6 +42,7 @@ LAYER_NAMES = ("foundation", "contract", "rulebook", "core", "extensions", "app"
 # (module or package prefix, layer); the longest matching prefix wins
 _RULES: tuple[tuple[str, int], ...] = (
     ("mjtable.tiles", 0),
+    ("mjtable.typed_json", 0),
     ("controller.engine.ruleset", 1),
     ("controller.engine.profile_options", 1),
     ("controller.engine.errors", 1),
