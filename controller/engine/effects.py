@@ -90,17 +90,22 @@ class Rejected(Effect):
 
 
 @dataclass(frozen=True, kw_only=True)
-class HandEnded(Effect):
-    type: ClassVar[str] = "hand_ended"
+class ResultEffect(Effect):
+    """Base of the effects that carry a hand result (``session.result_json``)."""
+
     result: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
-class WinSettled(Effect):
+class HandEnded(ResultEffect):
+    type: ClassVar[str] = "hand_ended"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WinSettled(ResultEffect):
     """A win was paid and the hand goes on without the winner (bloody battle); ``hand_ended`` comes later."""
 
     type: ClassVar[str] = "win_settled"
-    result: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
