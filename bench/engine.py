@@ -14,8 +14,11 @@ rulebook, ``anchor`` (REV's figures) and ``p99_best_of_3_change`` (ours / REV's)
 A discard step includes the claim options of the other three players (win check with the fan total, pung,
 kong, chow), computed exactly as on a full-information table.  Anchor (issue 3): p99 under 1 ms on this
 machine.  Each discard is timed once as it happens (``discard_p99_ms``, includes GC and whatever else the
-2 shared cores are doing) and as the best of 3 runs of the same pure step (``discard_best_of_3_p99_ms``: the
-engine's own cost).  ``hands_per_s`` includes the bots' decisions.  Prints ONE JSON line.
+2 shared cores are doing; ``discard_cpu_p99_ms``: the same single run on this thread's CPU clock, GC included,
+time spent preempted by other processes excluded) and as the best of 3 runs of the same pure step
+(``discard_best_of_3_p99_ms``: the engine's own cost; the repeats find the waits of hand states the first run
+met already cached, as the next discard of a real game does).  ``hands_per_s`` includes the bots' decisions.
+Prints ONE JSON line.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 def run(hands: int, seed: int, rules: str) -> dict[str, object]:
     discard_ms: list[float] = []
+    cpu_ms: list[float] = []
     best_ms: list[float] = []
     played = 0
     events = 0
@@ -59,13 +63,16 @@ def run(hands: int, seed: int, rules: str) -> dict[str, object]:
         run_ = SimRun(rules=rules, seed=seed, game=game, hands_total=min(16, hands - played))
         state = run_.start()
         while (ev := run_.next_event(state)) is not None:
+            c0 = time.thread_time()
             t0 = time.perf_counter()
             new, fx = step(state, ev)
             dt = time.perf_counter() - t0
+            dc = time.thread_time() - c0
             if fx and isinstance(fx[0], Rejected):
                 raise RuntimeError(f"bot event rejected: {fx[0]}")
             if isinstance(ev, Discard):
                 discard_ms.append(dt * 1000.0)
+                cpu_ms.append(dc * 1000.0)
                 best = dt
                 for _ in range(2):  # the step is pure: repeat it to separate its cost from CPU contention
                     t1 = time.perf_counter()
@@ -92,6 +99,7 @@ def run(hands: int, seed: int, rules: str) -> dict[str, object]:
         "discard_p99_ms": round(p99, 4),
         "discard_max_ms": round(max(discard_ms), 4) if discard_ms else 0.0,
         "discard_mean_ms": round(statistics.fmean(discard_ms), 4) if discard_ms else 0.0,
+        "discard_cpu_p99_ms": round(_percentile(cpu_ms, 0.99), 4),
         "discard_best_of_3_p50_ms": round(_percentile(best_ms, 0.5), 4),
         "discard_best_of_3_p99_ms": round(p99_best, 4),
         "anchor": "issue 3 target: discard p99 < 1 ms",
@@ -179,6 +187,7 @@ def _measure(hands: int, seed: int, rules: str, tree: Path | None) -> dict[str, 
     out["all_meet_target_best_of_3"] = all(bool(r["meets_target_best_of_3"]) for r in per_rules.values())
     out["p99_best_of_3_ms"] = {name: r["discard_best_of_3_p99_ms"] for name, r in per_rules.items()}
     out["p99_ms"] = {name: r["discard_p99_ms"] for name, r in per_rules.items()}
+    out["p99_cpu_ms"] = {name: r["discard_cpu_p99_ms"] for name, r in per_rules.items()}
     return out
 
 
