@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -113,10 +114,9 @@ def run(hands: int, seed: int, rules: str) -> dict[str, object]:
     }
 
 
-def _anchor_worktree(rev: str, tmp: Path) -> Path:
-    """Check ``rev`` out (detached, no branch) into ``tmp``/anchor; raises SystemExit when git refuses."""
+def _anchor_worktree(rev: str, dest: Path) -> Path:
+    """Check ``rev`` out (detached, no branch) into ``dest``; raises SystemExit when git refuses."""
     repo = Path(__file__).resolve().parent.parent
-    dest = tmp / "anchor"
     done = subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", "--quiet", str(dest), rev],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -125,20 +125,29 @@ def _anchor_worktree(rev: str, tmp: Path) -> Path:
 
 
 def _remove_worktree(dest: Path) -> None:
+    """Remove the anchor's worktree, also a half-made (locked) one left by a stop during ``worktree add``."""
     repo = Path(__file__).resolve().parent.parent
-    subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(dest)],
-                   capture_output=True, check=False)
+    git = ["git", "-C", str(repo), "worktree"]
+    subprocess.run([*git, "unlock", str(dest)], capture_output=True, check=False)
+    subprocess.run([*git, "remove", "--force", "--force", str(dest)], capture_output=True, check=False)
 
 
 def _run_anchor(tree: Path, hands: int, seed: int, rules: str) -> dict[str, object]:
     """One ``--rules`` run of the anchor revision's own bench, in a subprocess whose imports come from ``tree``."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    done = subprocess.run([sys.executable, "-m", "bench.engine", "--hands", str(hands), "--seed", str(seed),
-                           "--rules", rules], cwd=tree, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"bench.engine: the anchor's bench failed for {rules}: {done.stderr.strip()[-400:]}")
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    child = subprocess.Popen([sys.executable, "-m", "bench.engine", "--hands", str(hands), "--seed", str(seed),
+                              "--rules", rules], cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        stdout, stderr = child.communicate()
+    finally:
+        if child.poll() is None:  # we are being stopped: do not leave the anchor's run behind
+            child.kill()
+            child.wait()
+    if child.returncode != 0:
+        raise SystemExit(f"bench.engine: the anchor's bench failed for {rules}: {stderr.strip()[-400:]}")
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     return dict(json.loads(lines[-1]))
 
 
@@ -159,13 +168,16 @@ def main() -> None:
     parser.add_argument("--anchor", default=None, metavar="REV",
                         help="also run the bench of git revision REV (temporary worktree) in the same run")
     args = parser.parse_args()
+    # SIGTERM unwinds like Ctrl-C, so that the anchor's worktree and run are removed (the finally below)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as tmp:
-        tree = _anchor_worktree(args.anchor, Path(tmp)) if args.anchor else None
+        dest = Path(tmp) / "anchor"
         try:
+            tree = _anchor_worktree(args.anchor, dest) if args.anchor else None
             out = _measure(args.hands, args.seed, args.rules, tree)
         finally:
-            if tree is not None:
-                _remove_worktree(tree)
+            if args.anchor:
+                _remove_worktree(dest)
     if args.anchor:
         out["anchor_rev"] = args.anchor
     print(json.dumps(out, separators=(",", ":")))

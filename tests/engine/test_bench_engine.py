@@ -41,3 +41,21 @@ def test_an_unknown_anchor_is_a_clear_error(in_git: None) -> None:
     done = subprocess.run([sys.executable, "-m", "bench.engine", "--hands", "1", "--rules", "mcr-2006",
                            "--anchor", "no-such-revision-xyz"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode != 0 and "cannot check out anchor 'no-such-revision-xyz'" in done.stderr
+
+
+def test_a_terminated_bench_removes_its_anchor_worktree(in_git: None) -> None:
+    before = _worktrees()
+    proc = subprocess.Popen([sys.executable, "-m", "bench.engine", "--hands", "400", "--rules", "mcr-2006",
+                             "--anchor", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):  # wait (up to 60 s) until the anchor worktree exists
+            if len(_worktrees()) > len(before):
+                break
+            if proc.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.1"], check=True)
+        assert len(_worktrees()) == len(before) + 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert _worktrees() == before
