@@ -148,3 +148,23 @@ def test_a_seat_that_may_not_win_pongs_only_to_reach_tenpai_L654() -> None:
     t.ok({"type": "discard", "seat": 2, "tile": "3p"})
     rej = t.rejected({"type": "claim", "seat": 1, "kind": "pung"})
     assert rej.reason == "illegal_claim" and "L654" in rej.message  # 13579m 57p 22p after it: far from tenpai
+
+
+def test_a_seat_that_may_not_win_may_pong_to_reach_tenpai_L654() -> None:
+    """The other side of L654: the 停和陪打 seat's pong that leaves it tenpai (after throwing its last void tile)
+    is accepted."""
+    hands = {0: "2345678m111999p5p", 1: "1m22p345p678p99s55s", 2: "12456789m33p234p", 3: "45m678m777p666p88p"}
+    t = _table(hands, draws="9s5s")
+    _voids(t, "s", "m", "s", "s")
+    t.ok({"type": "discard", "seat": 0, "tile": "5p"})
+    t.pass_all()
+    t.ok({"type": "discard", "seat": 1, "tile": "9s"})  # still holds 1m of its void: 主动花猪, 停和陪打
+    hand = t.state.hand
+    assert hand is not None and hand.seats[1].dead is not None
+    if t.phase() is Phase.CLAIMS:
+        t.pass_all()
+    t.ok({"type": "discard", "seat": 2, "tile": "5s"})
+    t.ok({"type": "claim", "seat": 1, "kind": "pung"})  # then 1m goes: 22p 345p 678p 99s waits on 2p/9s
+    t.pass_all()
+    hand = t.state.hand
+    assert hand is not None and hand.turn == 1 and [m.kind.value for m in hand.seats[1].melds] == ["pung"]
