@@ -8,25 +8,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from controller.engine.claims import chow_options
 from controller.engine.events import Event, event_from_json
-from controller.engine.ext import ext_of
+from controller.engine.ext import Action, ext_of
 from controller.engine.query import ruleset_of, scoring_hand
 from controller.engine.ruleset import ClaimKind
 from controller.engine.shanten import is_complete, maybe_knitted, shanten
 from controller.engine.state import GameState, Phase, SeatState
 from controller.engine.wins import situation
 from mjtable.tiles import MeldKind, Tile, tile_counts
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """What a bot wants to do, in event terms: ``kind`` is an event type, ``fields`` its payload."""
-
-    kind: str
-    fields: tuple[tuple[str, object], ...]
 
 
 def _counts(tiles: tuple[Tile, ...] | list[Tile]) -> list[int]:

@@ -6,20 +6,11 @@ journal it.  Durations are seconds (``*_s``).  Pure data; no I/O.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 from dataclasses import dataclass
 from typing import Any
 
 from firmware_bridge.commands import Button, FaultCode, LidPart, NackReason, Severity
-
-
-def _jsonable(value: object) -> object:
-    if isinstance(value, enum.Enum):
-        return value.name.lower()
-    if isinstance(value, tuple):
-        return list(value)
-    return value
+from mjtable.typed_json import typed_json
 
 
 class _JsonEvent:
@@ -29,10 +20,7 @@ class _JsonEvent:
     type_name = "event"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type_name}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            out[f.name] = _jsonable(getattr(self, f.name))
-        return out
+        return typed_json(self, self.type_name)  # shared with the engine's events and effects
 
 
 @dataclass(frozen=True, slots=True)

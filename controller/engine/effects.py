@@ -3,9 +3,10 @@ them through injected ports; the journal records ``Rejected`` effects as rejecti
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from mjtable.typed_json import typed_json
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -13,10 +14,7 @@ class Effect:
     type: ClassVar[str] = "effect"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            out[f.name] = getattr(self, f.name)
-        return out
+        return typed_json(self, self.type)  # shared with the input events and the MCU bridge's events
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,17 +90,22 @@ class Rejected(Effect):
 
 
 @dataclass(frozen=True, kw_only=True)
-class HandEnded(Effect):
-    type: ClassVar[str] = "hand_ended"
+class ResultEffect(Effect):
+    """Base of the effects that carry a hand result (``session.result_json``)."""
+
     result: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
-class WinSettled(Effect):
+class HandEnded(ResultEffect):
+    type: ClassVar[str] = "hand_ended"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WinSettled(ResultEffect):
     """A win was paid and the hand goes on without the winner (bloody battle); ``hand_ended`` comes later."""
 
     type: ClassVar[str] = "win_settled"
-    result: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)

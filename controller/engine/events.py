@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from mjtable.typed_json import typed_json
+
 
 class EventFormatError(ValueError):
     """A JSON object that is not a valid event (unknown type, missing or mistyped field)."""
@@ -25,18 +27,7 @@ class Event:
     at_s: float
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            out[f.name] = _plain(getattr(self, f.name))
-        return out
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    return v
+        return typed_json(self, self.type)  # shared with the effects and the MCU bridge's events
 
 
 # --- session and table --------------------------------------------------------------------------------
@@ -101,21 +92,32 @@ class LinkChanged(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ButtonPressed(Event):
+class SeatEvent(Event):
+    """Base of the events a seat makes: ``seat`` 0..3 (physical seat; checked by the core, ``bad_seat``)."""
+
+    seat: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatTileEvent(SeatEvent):
+    """Base of the events where a seat shows one ``tile`` (shared-notation code, parsed by the core)."""
+
+    tile: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ButtonPressed(SeatEvent):
     """A seat button: ``call`` (claim, details follow from camera or referee), ``pass``, ``ready``."""
 
     type: ClassVar[str] = "button"
-    seat: int = 0
     button: str = "pass"
 
 
 @dataclass(frozen=True, kw_only=True)
-class Discard(Event):
+class Discard(SeatTileEvent):
     """``seat`` shows ``tile`` as its discard."""
 
     type: ClassVar[str] = "discard"
-    seat: int = 0
-    tile: str = ""
     riichi: bool = False  # riichi declared with this discard (riichi rules only; see ext_riichi)
 
     def to_json(self) -> dict[str, Any]:
@@ -126,62 +128,53 @@ class Discard(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ChooseVoid(Event):
+class ChooseVoid(SeatEvent):
     """Sichuan 定缺: ``seat`` chooses its missing ``suit`` (m/p/s) face down; ``tile`` optionally names
     the face-down tile of that suit put out instead of a card (it must be the seat's first discard).  Choices
     stay hidden until all four have chosen (simultaneous reveal).  Handled by controller/engine/ext_sichuan.py."""
 
     type: ClassVar[str] = "void"
-    seat: int = 0
     suit: str = ""
     tile: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class Claim(Event):
+class Claim(SeatEvent):
     """A call on the open discard: ``kind`` chow/pung/kong/win.  ``tiles``: for a chow the two tiles from the
     hand; for a win in partial information the revealed concealed tiles (win tile excluded)."""
 
     type: ClassVar[str] = "claim"
-    seat: int = 0
     kind: str = "pung"
     tiles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
-class Flower(Event):
+class Flower(SeatTileEvent):
     """``seat`` lays down flower ``tile`` and takes a replacement from the back of the wall."""
 
     type: ClassVar[str] = "flower"
-    seat: int = 0
-    tile: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ConcealedKong(Event):
+class ConcealedKong(SeatTileEvent):
     """``seat`` declares a concealed kong of ``tile`` in its own turn."""
 
     type: ClassVar[str] = "concealed_kong"
-    seat: int = 0
-    tile: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
-class PromotedKong(Event):
+class PromotedKong(SeatTileEvent):
     """``seat`` adds ``tile`` to its exposed pung (加杠); the others may rob it."""
 
     type: ClassVar[str] = "promoted_kong"
-    seat: int = 0
-    tile: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
-class DeclareWin(Event):
+class DeclareWin(SeatEvent):
     """Self-drawn win by ``seat``.  ``tiles``: revealed concealed tiles including the win tile (needed in
     partial information); ``win_tile`` the tile set apart (default: the tile just drawn)."""
 
     type: ClassVar[str] = "declare_win"
-    seat: int = 0
     tiles: tuple[str, ...] = ()
     win_tile: str | None = None
 

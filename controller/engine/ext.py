@@ -2,8 +2,8 @@
 
 The MCR rulebooks need nothing beyond the :class:`~controller.engine.ruleset.Ruleset` protocol.  Sichuan
 (定缺, kong money, 查花猪/查大叫, next dealer) and riichi (riichi sticks, ippatsu, dora, furiten, honba, noten
-payments, pao, final scores) need state and steps the protocol cannot express; a ruleset that has them
-offers ``engine_extension() -> EngineExtension`` and the core calls the hooks below at fixed points.  Their
+payments, pao, final scores) need state and steps the protocol cannot express; their extension is named in
+:data:`EXTENSIONS` (the rulebook does not import it back) and the core calls the hooks below at fixed points.  Their
 state lives in ``HandState.extra`` / ``SessionState.extra`` (frozen values owned by the extension).
 
 Every hook is pure (no I/O, no clock), called synchronously from whatever thread/loop runs
@@ -28,18 +28,53 @@ Call points (each a small commented hook in the engine core's modules, ``control
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.engine.query import ruleset_of
 
 if TYPE_CHECKING:
-    from controller.bots import Action, Bot
+    import random
+
     from controller.engine.effects import Effect
     from controller.engine.events import Event
     from controller.engine.ruleset import WinSituation
-    from controller.engine.state import GameState, HandResult, HandState, SessionState
+    from controller.engine.state import GameState, HandResult, HandState, SeatState, SessionState
     from mjtable.tiles import Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """What a bot wants to do, in event terms: ``kind`` is an event type, ``fields`` its payload.
+
+    Defined here, with the hook that adjusts it (:meth:`EngineExtension.bot_action`), so that the extensions
+    need not import the bots (``controller.bots`` re-exports it)."""
+
+    kind: str
+    fields: tuple[tuple[str, object], ...]
+
+
+class Bot(Protocol):
+    """What the bot hook sees of a bot (:class:`controller.bots.Bot`): its seat, its seeded random source and
+    its generic discard choice."""
+
+    seat: int
+    rng: random.Random
+
+    def best_discard(self, s: SeatState) -> Tile:
+        """The generic bot's discard from ``s``'s concealed tiles."""
+        ...
+
+
+#: The engine extension of each rulebook family, by the rules-name prefix: ``(module, class)``, imported on
+#: first use and built with the ruleset (``cls(ruleset)``).  The rulebooks do not know their extensions (the
+#: dependencies run one way: rulebook -> core -> extensions); MCR needs none.
+EXTENSIONS: dict[str, tuple[str, str]] = {
+    "sichuan": ("controller.engine.ext_sichuan", "SichuanExtension"),
+    "riichi": ("controller.engine.ext_riichi", "RiichiExtension"),
+}
 
 
 class EngineExtension:
@@ -115,16 +150,19 @@ _CACHE: dict[str, EngineExtension] = {}
 
 
 def ext_of(state: GameState) -> EngineExtension:
-    """The extension of the state's ruleset (cached per rules name); the no-op one for MCR."""
+    """The extension of the state's ruleset (cached per rules name, :data:`EXTENSIONS`); the no-op one for MCR."""
     name = state.config.rules
     found = _CACHE.get(name)
     if found is None:
-        make = getattr(ruleset_of(state), "engine_extension", None)
-        found = make() if callable(make) else NO_EXTENSION
-        if not isinstance(found, EngineExtension):
-            found = NO_EXTENSION
+        found = NO_EXTENSION
+        for family, (module, cls) in EXTENSIONS.items():
+            if name.startswith(family):
+                made = getattr(importlib.import_module(module), cls)(ruleset_of(state))
+                if isinstance(made, EngineExtension):
+                    found = made
+                break
         _CACHE[name] = found
     return found
 
 
-__all__ = ["NO_EXTENSION", "EngineExtension", "ext_of"]
+__all__ = ["EXTENSIONS", "NO_EXTENSION", "Action", "Bot", "EngineExtension", "ext_of"]

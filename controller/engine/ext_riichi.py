@@ -11,8 +11,8 @@ State: :class:`RiichiHand` in ``HandState.extra``, :class:`RiichiSession` (honba
 zero-based): **sum(scores) + 1000 x deposits == 0** at every step.
 
 Dead wall (14 tiles, L23): the last 14 tiles of the wall in draw order, ``dead[0..3]`` replacement slots, ``dead[4]``
-the dora indicator, ``dead[5..8]`` kan-dora, ``dead[9..13]`` ura-dora (the [DESIGN] mapping of
-``controller.riichi.table``).  The k-th kan's replacement is ``dead[k-1]`` and the live wall's last tile joins the dead
+the dora indicator, ``dead[5..8]`` kan-dora, ``dead[9..13]`` ura-dora (the [DESIGN] mapping, ``docs/riichi.md``).
+The k-th kan's replacement is ``dead[k-1]`` and the live wall's last tile joins the dead
 wall, so it keeps 14 tiles (L23, L348-L349).
 """
 
@@ -50,14 +50,13 @@ from controller.engine.query import player_index
 from controller.engine.ruleset import ClaimKind, WinSituation
 from controller.engine.session import add_scores, end_hand
 from controller.engine.state import GameState, HandResult, HandState, Phase, SeatState, SessionState
-from controller.riichi.settlement import FinalScores
-from controller.riichi.table import PAO_YAKU
+from controller.riichi.settlement import PAO_YAKU, FinalScores
 from controller.riichi.tenpai import completing_tiles
 from mjtable.tiles import Hand, MeldKind, Tile
 
 if TYPE_CHECKING:
-    from controller.bots import Action, Bot
     from controller.engine.effects import Effect
+    from controller.engine.ext import Action, Bot
     from controller.riichi.ruleset import RiichiRuleset
 
 
@@ -438,7 +437,7 @@ class RiichiExtension(EngineExtension):
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
         """Riichi whenever possible with a closed tenpai hand; after riichi discard the drawn tile; never a fifth
         kan (a kong claim then passes)."""
-        from controller.bots import Action
+        from controller.engine.ext import Action
 
         hand = state.hand
         ext = riichi_of(hand)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from controller.engine.query import scoring_hand
-from controller.engine.shanten import is_complete
+from controller.engine.shanten import completing_kinds
 from controller.engine.state import HandState, SeatState, SessionState
 from controller.riichi.tenpai import completing_tiles
 from mjtable.tiles import Hand, MeldKind, Tile, tile_counts
@@ -123,20 +123,13 @@ def closed_hand(s: SeatState) -> bool:
     return all(m.kind is MeldKind.CONCEALED_KONG for m in s.melds)
 
 
-def shape_waits(hand: HandState, seat: int) -> set[int]:
+def shape_waits(hand: HandState, seat: int) -> frozenset[int]:
     """Kinds completing the seat's 13-tile hand's shape (fast count-vector test, for furiten on every
-    discard; empty if unknown or not 13 tiles)."""
+    discard; empty if unknown or not 13 tiles).  Cached per count vector (:func:`completing_kinds`)."""
     s = hand.seats[seat]
     if not s.fully_known or len(s.known) + 3 * len(s.melds) != 13:
-        return set()
-    counts = tile_counts(s.known)
-    out = set()
-    for k in range(34):
-        counts[k] += 1
-        if is_complete(counts, len(s.melds)):
-            out.add(k)
-        counts[k] -= 1
-    return out
+        return frozenset()
+    return completing_kinds(tuple(tile_counts(s.known)), len(s.melds))
 
 
 def tenpai_waits(hand: HandState, seat: int) -> set[int]:

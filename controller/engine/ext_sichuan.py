@@ -41,8 +41,8 @@ from controller.sichuan.settlement import DrawSeat, KongType, refund_all, settle
 from mjtable.tiles import Hand, MeldKind, Tile, make_meld, tile_counts
 
 if TYPE_CHECKING:
-    from controller.bots import Action, Bot
     from controller.engine.effects import Effect
+    from controller.engine.ext import Action, Bot
     from controller.sichuan.ruleset import SichuanRuleset
 
 
@@ -213,7 +213,7 @@ class SichuanExtension(EngineExtension):
     def _passed_win(self, state: GameState, ext: SichuanHand, seat: int, *, fan: int, passed: int,
                     fx: list[Effect]) -> GameState:
         """顺和: a win on a tile worth no more than one let pass since the seat's turn: category 2, all its
-        kong money refunded, no win this hand [DESIGN, as controller/sichuan/table.py] (L248, L782-L784); the
+        kong money refunded, no win this hand [DESIGN, docs/sichuan.md] (L248, L782-L784); the
         call counts as a pass."""
         deltas, kongs = refund_all(seat, list(ext.kongs))
         ext = replace(ext, kongs=tuple(kongs), passed_fan=set_at(ext.passed_fan, seat, None))
@@ -459,7 +459,7 @@ class SichuanExtension(EngineExtension):
 
     def bot_action(self, bot: Bot, state: GameState, default: Action | None) -> Action | None:
         """定缺 = the suit with the fewest tiles; discard the missing suit first; never call on it."""
-        from controller.bots import Action
+        from controller.engine.ext import Action
 
         hand = state.hand
         ext = sichuan_of(hand)

@@ -120,7 +120,13 @@ _KNITTED_PERMS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 
 def maybe_knitted(counts: Sequence[int]) -> bool:
     """Cheap necessary condition for the knitted MCR shapes (组合龙 with a set and a pair, or 全不靠):
     some assignment of 147/258/369 to the three suits has all nine knitted tiles, or (14 singles) every suited
-    tile fits one assignment.  False means neither shape is possible, so the scorer need not be asked."""
+    tile fits one assignment.  False means neither shape is possible, so the scorer need not be asked.
+    Cached per count vector (asked for every seat on every discard)."""
+    return _maybe_knitted(tuple(counts))
+
+
+@lru_cache(maxsize=16384)
+def _maybe_knitted(counts: tuple[int, ...]) -> bool:
     for perm in _KNITTED_PERMS:
         knitted = [suit * 9 + perm[suit] + 3 * i for suit in range(3) for i in range(3)]
         if all(counts[k] for k in knitted):
@@ -185,3 +191,19 @@ def is_complete(counts: Sequence[int], melds: int = 0) -> bool:
             return sum(c // 2 for c in counts) == 7
         return orphans_shanten(counts) == -1
     return False
+
+
+@lru_cache(maxsize=16384)
+def completing_kinds(counts: tuple[int, ...], melds: int = 0) -> frozenset[int]:
+    """Faces ``k`` (0..33) for which ``counts`` plus one ``k`` passes :func:`is_complete` (the shape's waits).
+
+    Cached per count vector: between two discards most seats' concealed tiles do not change, so the waits of
+    a 13-tile hand are computed once and every later claim check or furiten test is a set lookup.  Pure."""
+    c = list(counts)
+    out = []
+    for k in range(34):
+        c[k] += 1
+        if is_complete(c, melds):
+            out.append(k)
+        c[k] -= 1
+    return frozenset(out)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from controller.engine import penalties
-from controller.engine.claims import check_can_hold
 from controller.engine.effects import Effect, SetLed, WinSettled
 from controller.engine.errors import Reject
 from controller.engine.ext import ext_of
+from controller.engine.holding import check_can_hold
 from controller.engine.procedure import remove_tiles, sorted_tiles, take, with_seat
 from controller.engine.query import (
     compact_hand,
@@ -19,7 +19,7 @@ from controller.engine.query import (
     visible_copies,
 )
 from controller.engine.ruleset import FalseWinKind, WinCheck, WinSituation
-from controller.engine.shanten import is_complete, maybe_knitted
+from controller.engine.shanten import completing_kinds, is_complete, maybe_knitted
 from controller.engine.state import Call, GameState, HandResult, Phase
 from controller.engine.turn_clock import start_turn
 from mjtable.tiles import Hand, MeldKind, NotationError, Tile, tile_counts
@@ -62,8 +62,13 @@ def can_win_on(state: GameState, seat: int, t: Tile, discarder: int, *, robbing:
         return True
     counts = tile_counts(s.known)
     if t.kind < 34:
+        # the shape's waits are cached per concealed count vector (shanten.completing_kinds): one search
+        # per hand state, then every discard is a set lookup
+        complete = t.kind in completing_kinds(tuple(counts), len(s.melds))
         counts[t.kind] += 1
-    if not is_complete(counts, len(s.melds)) and (len(s.melds) > 1 or not maybe_knitted(counts)):
+    else:
+        complete = is_complete(counts, len(s.melds))
+    if not complete and (len(s.melds) > 1 or not maybe_knitted(counts)):
         return False  # fast path: no standard/seven-pairs/orphans shape and no knitted one possible
     h = scoring_hand(hand, seat, s.known)
     check = ruleset_of(state).check_win(h, situation(state, seat, t, self_drawn=False, discarder=discarder,

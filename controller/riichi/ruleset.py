@@ -177,13 +177,6 @@ class RiichiRuleset:
 
     # --- riichi-only hooks -------------------------------------------------------------------------------
 
-    def engine_extension(self) -> object:
-        """The live engine's hooks for riichi sticks, ippatsu, dora, furiten, honba/renchan, noten payments,
-        pao and final scores (:class:`controller.engine.ext_riichi.RiichiExtension`, imported lazily)."""
-        from controller.engine.ext_riichi import RiichiExtension
-
-        return RiichiExtension(self)
-
     def start_points(self) -> int:
         """Starting points of the division (L16-L18)."""
         return DIVISIONS[self.options.division][0]

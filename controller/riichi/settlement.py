@@ -13,6 +13,9 @@ from fractions import Fraction
 from .scoring import DEFAULT_OPTIONS, RiichiOptions
 
 NOTEN_TOTAL = 3000  # L24, L429-L433
+#: Yakuman with liability (包牌, L730-L738), by the set that makes the feeder liable: the third dragon set, the
+#: fourth wind set, the fourth kan.
+PAO_YAKU = {"dragons": "Daisangen", "winds": "Dai Suushii", "kans": "Suu Kantsu"}
 
 #: (start points, return points) per division, L16-L18.
 DIVISIONS: dict[str, tuple[int, int]] = {"A": (30000, 35000), "B": (25000, 30000)}

@@ -6,6 +6,7 @@ Shape checks use the ``mahjong`` package's :class:`~mahjong.agari.Agari`.  Pure;
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from mahjong.agari import Agari
 
@@ -16,19 +17,26 @@ def completing_tiles(hand: Hand) -> list[Tile]:
     """Faces that complete a 13-tile ``hand`` into a winning shape (yaku not checked).
 
     A face of which the hand and its melds already hold all four copies is left out: a wait only on
-    such tiles is a pure empty wait, which is not tenpai (純空聽, L428).
+    such tiles is a pure empty wait, which is not tenpai (純空聽, L428).  Cached per (concealed counts,
+    faces held four times): the engine asks this for the same hand at every discard it could ron.
     """
     held = tile_counts(hand.all_tiles)
-    concealed = tile_counts(hand.concealed)
-    out: list[Tile] = []
+    full = tuple(k for k in range(NUM_FACES) if held[k] >= 4)
+    return [Tile(k) for k in _completing_kinds(tuple(tile_counts(hand.concealed)), full)]
+
+
+@lru_cache(maxsize=8192)
+def _completing_kinds(concealed: tuple[int, ...], full: tuple[int, ...]) -> tuple[int, ...]:
+    counts = list(concealed)
+    out: list[int] = []
     for k in range(NUM_FACES):
-        if held[k] >= 4:
+        if k in full:
             continue
-        concealed[k] += 1
-        if Agari.is_agari(concealed):
-            out.append(Tile(k))
-        concealed[k] -= 1
-    return out
+        counts[k] += 1
+        if Agari.is_agari(counts):
+            out.append(k)
+        counts[k] -= 1
+    return tuple(out)
 
 
 def is_tenpai(hand: Hand) -> bool:

@@ -196,13 +196,6 @@ class SichuanRuleset:
 
     # --- Sichuan-only hooks ------------------------------------------------------------------------------
 
-    def engine_extension(self) -> object:
-        """The live engine's hooks for 定缺, kong money, 查花猪/查大叫 and the next dealer
-        (:class:`controller.engine.ext_sichuan.SichuanExtension`, imported lazily: no import cycle)."""
-        from controller.engine.ext_sichuan import SichuanExtension
-
-        return SichuanExtension(self)
-
     @property
     def draw_within_s(self) -> float:
         """A player who cannot call draws within 3 s and thinks afterwards (L430); advisory, no penalty."""
