@@ -57,16 +57,22 @@ def export_game(out: Path, name: str, events: list[dict[str, Any]]) -> Exported:
                     [json.loads(x) for x in mjai_path.read_text(encoding="utf-8").splitlines()])
 
 
+def make_game(out: Path, name: str) -> Exported:
+    """Play game ``name`` (``seed<N>``, ``yakuman-single``, ``yakuman-composite``) and export it (in a worker)."""
+    if name == "yakuman-single":
+        events = play_stacked(YAKUMAN_TILES, seed=1, round_no=1, dealer=3, seat=0)
+    elif name == "yakuman-composite":
+        events = play_stacked(YAKUMAN_TILES, seed=2, round_no=1, dealer=3, seat=0, rules=COMPOSITE)
+    else:
+        events = play(int(name.removeprefix("seed")))
+    return export_game(out, name, events)
+
+
 @pytest.fixture(scope="session")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> list[Exported]:
-    """The bots play on two processes (the machine's two cores: the games are independent and pure); the
-    journals are written and exported here."""
+    """The games are played and exported on two processes (the machine's two cores; each game is independent
+    and pure), once per test session."""
     out = tmp_path_factory.mktemp("riichi-records")
+    names = [f"seed{seed}" for seed in SEEDS] + ["yakuman-single", "yakuman-composite"]
     with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        seeded = [pool.submit(play, seed) for seed in SEEDS]
-        single = pool.submit(play_stacked, YAKUMAN_TILES, seed=1, round_no=1, dealer=3, seat=0)
-        composite = pool.submit(play_stacked, YAKUMAN_TILES, seed=2, round_no=1, dealer=3, seat=0, rules=COMPOSITE)
-        games = [export_game(out, f"seed{seed}", f.result()) for seed, f in zip(SEEDS, seeded, strict=True)]
-        games.append(export_game(out, "yakuman-single", single.result()))
-        games.append(export_game(out, "yakuman-composite", composite.result()))
-    return games
+        return list(pool.map(make_game, [out] * len(names), names))

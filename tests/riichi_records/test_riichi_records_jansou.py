@@ -25,6 +25,9 @@ from jansou.validation.check import Verdict, check_paifu  # noqa: E402
 
 KIRIAGE = {(7700, 8000), (7900, 8000), (11600, 12000), (11700, 12000)}  # (tenhou's formula, HKMA's mangan)
 
+#: the session fixture plays and exports 20 half-games (about a minute on two idle cores)
+pytestmark = pytest.mark.timeout(900)
+
 
 def record_rules(doc: dict[str, Any]) -> Any:
     """The rules the tenhou document names in ``rule.rules`` (tenhou's own ``rule`` has no field for them, so a
