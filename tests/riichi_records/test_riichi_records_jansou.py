@@ -199,3 +199,12 @@ def test_jansou_refuses_riichi_below_1000_points(exported: list[Exported]) -> No
     doc["log"][r][1][seat] = 900
     with pytest.raises(ReplayError, match=rf"round {r}, event \d+: the recorded choice \(Riichi"):
         replay(dataclasses.replace(parse_tenhou_json(doc), rules=record_rules(doc)))
+
+
+def test_jansous_own_batch_validator_passes_every_mjai_file(exported: list[Exported]) -> None:
+    """``jansou-validate`` (its command's ``run``) over the mjai files: every file parses and every win scores."""
+    from jansou.validation.cli import run
+
+    summary = run([str(exported[0].mjai_path.parent / "*.mjai.jsonl")])
+    wins = sum(1 for g in exported for e in g.mjai if e["type"] == "hora")
+    assert summary.ok and summary.files == len(exported) and summary.passed == wins > 0, summary
