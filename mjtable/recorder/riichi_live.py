@@ -1,14 +1,24 @@
-"""tenhou.net/6 JSON and mjai JSON lines from a LIVE-engine riichi game (``controller.engine`` + ``ext_riichi``).
+"""tenhou.net/6 JSON and mjai JSON lines from a riichi game's ENGINE journal (``controller.engine`` + ``ext_riichi``).
 
 Input is the list of accepted engine input events (``Event.to_json()`` dicts, ``session_start`` first): a
 journal (``mjtable sim --rules riichi-hkma-2025 --journal-dir D`` writes one; :func:`events_from_journal`), or
 the complete game record a table publishes on its referee-only ``referee/record`` topic
 (:mod:`mjtable.recorder.engine_record`).  The events are replayed through the real engine (``step``) and the
 export is read off the engine's own states: the deal (full information: the wall's faces), each seat's draws
-(tiles that appear in its concealed hand), discards (pond growth; ``tsumogiri`` when the drawn tile goes out),
+(tiles that appear in its concealed hand), discards (pond growth; ``tsumogiri`` / tenhou's 60 when the tile the
+seat drew last, the dealer's 14th tile included, goes out: the engine does not tell two equal tiles apart),
 riichi declarations and accepted sticks, calls and kans (new or promoted melds), kan dora, the hand result
 with the engine's payments, and han/fu/yaku recomputed with the riichi package's public scorer
-(``controller.riichi.scoring.score_hand``) from the engine's own win situation.  Pure; thread-safe.
+(``controller.riichi.scoring.score_hand``) from the engine's own win situation, written in tenhou's own texts
+(:mod:`mjtable.recorder.riichi_export`).  Names are the players' (seat 0 = the first dealer), in the seating of
+that game.  ``sc`` and mjai ``end_game`` hold the raw final points with the leftover deposits to first place
+(L47); ``sc`` has them in hundreds, as tenhou does, each followed by the final score with uma (L19).  The
+ruleset's options (kiriage mangan, composite yakuman, uma, division) are in tenhou's ``rule`` and mjai's
+``start_game`` (:func:`~mjtable.recorder.riichi_export.rules_block`).  Pure; thread-safe.
+
+A hand that ended without a tenhou equivalent (a false win 錯和 redealt, L657; a session stopped mid-hand) is
+written as ``流局`` with its (zero) payments and named in the top-level ``mjtable.irregular`` list of the tenhou
+document and the mjai ``ryukyoku`` ``reason`` (``false_win_redeal`` / ``stopped``): no reader can replay it.
 
 A hand whose concealed tiles the engine did not know (partial information: no wall faces) cannot be exported;
 :class:`~mjtable.recorder.riichi_export.ExportError` says which.
@@ -22,19 +32,70 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mjtable.recorder.riichi_export import ExportError, _called, mjai_tile, tenhou_tile
+from mjtable.recorder.riichi_export import (
+    ExportError,
+    called_string,
+    draw_tag,
+    mjai_tile,
+    point_text,
+    rules_block,
+    tenhou_tile,
+    yaku_text,
+)
 from mjtable.tiles import MeldKind, Tile
+
+#: bounds on a journal read for export (a half-game journal is ~0.3 MB, its longest line ~2 KB)
+MAX_JOURNAL_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 256 * 1024
+MAX_DEPTH = 16
+
+
+def _depth(line: bytes) -> int:
+    """Deepest bracket nesting of a JSON line, strings skipped (checked before the line is parsed)."""
+    depth = deepest = 0
+    in_str = escaped = False
+    for c in line:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif c == 0x5C:  # backslash
+                escaped = True
+            elif c == 0x22:
+                in_str = False
+        elif c == 0x22:
+            in_str = True
+        elif c in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
 
 
 def events_from_journal(path: Path) -> list[dict[str, Any]]:
-    """The accepted events of an engine journal (``controller.journal``), in order; raises ExportError."""
-    from controller.journal import read_records
+    """The accepted events of an engine journal (``controller.journal`` JSON lines), in order.
 
+    The file is bounded before it is parsed (``MAX_JOURNAL_BYTES``, ``MAX_LINE_BYTES`` a line, ``MAX_DEPTH``
+    nesting); a torn last line (a crash mid-write) is left out as the journal itself does, any other bad line
+    raises :class:`ExportError` naming it (nothing after it is dropped silently)."""
     try:
-        records, _ = read_records(path)
+        size = path.stat().st_size
+        if size > MAX_JOURNAL_BYTES:
+            raise ExportError(f"{path}: {size} bytes, more than a journal may hold ({MAX_JOURNAL_BYTES})")
+        data = path.read_bytes()
     except OSError as exc:
         raise ExportError(f"cannot read journal {path}: {exc}") from exc
-    events = [r.event for r in records if r.rec == "event"]
+    lines = data.split(b"\n")[:-1]  # the last piece is b"" or a torn line
+    events: list[dict[str, Any]] = []
+    for no, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE_BYTES or _depth(line) > MAX_DEPTH:
+            raise ExportError(f"{path} line {no}: longer or deeper than a journal record may be")
+        try:
+            obj = json.loads(line)
+            if obj["rec"] == "event":
+                events.append(dict(obj["event"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ExportError(f"{path} line {no}: not a journal record ({exc})") from exc
     if not events or events[0].get("type") != "session_start":
         raise ExportError(f"{path} is not an engine journal (no session_start)")
     return events
@@ -63,6 +124,9 @@ class _Kyoku:
         self.pon_strings: dict[tuple[int, int], str] = {}
         self.kakan_done: set[tuple[int, int]] = set()
         self.riichi_seats: list[int] = []
+        #: per seat the tile it drew last and has not discarded or melded since (tsumogiri = that tile goes out)
+        self.drawn: list[Tile | None] = [None, None, None, None]
+        self.drawn[dealer] = first
 
 
 class LiveRiichiExporter:
@@ -75,6 +139,7 @@ class LiveRiichiExporter:
         self.kyoku: _Kyoku | None = None
         self.entry_head: list[Any] = []
         self.hand_no: int | None = None
+        self.irregular: list[dict[str, Any]] = []
 
     # -- driving ---------------------------------------------------------------------------------------------
     def run(self, events: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -95,7 +160,8 @@ class LiveRiichiExporter:
         state, _ = start_session(first)
         self.players = [state.session.players[self._player(state, s)] for s in range(4)]
         self.start_points = self._start_points(state)
-        self.mj.append({"type": "start_game", "names": list(self.players)})
+        self.rules = rules_block(state.config.rules, self._options(state), self.start_points)
+        self.mj.append({"type": "start_game", "names": list(self.players), **self.rules})
         for i, obj in enumerate(events[1:], 1):
             try:
                 ev = event_from_json(obj)
@@ -108,13 +174,34 @@ class LiveRiichiExporter:
             state = new
         if self.kyoku is not None:
             raise ExportError(f"hand {self.hand_no} is not over at the end of the events")
-        points = self._points(state)
-        self.mj.append({"type": "end_game", "scores": points})
-        tenhou = {"title": [self.title, ""], "name": list(self.players),
-                  "rule": {"disp": state.config.rules, "aka": 1}, "dan": [""] * 4, "rate": [0] * 4,
-                  "sx": ["C"] * 4, "sc": [x for p in points for x in (p, round((p - self.start_points) / 1000, 1))],
-                  "log": self.log}
+        raw, final = self._final(state)
+        self.mj.append({"type": "end_game", "scores": raw, "final_scores": final})
+        tenhou: dict[str, Any] = {
+            "title": [self.title, ""], "name": list(self.players),
+            "rule": {"disp": state.config.rules, "aka": 1, "aka51": 1, "aka52": 1, "aka53": 1, **self.rules},
+            "dan": [""] * 4, "rate": [0] * 4, "sx": ["C"] * 4,
+            "sc": [x for p, f in zip(raw, final, strict=True) for x in (p // 100, f)], "log": self.log}
+        if self.irregular:
+            tenhou["mjtable"] = {"irregular": self.irregular}
         return tenhou, self.mj
+
+    @staticmethod
+    def _options(state: Any) -> Any:
+        from controller.engine.query import ruleset_of
+
+        return getattr(ruleset_of(state), "options", None)
+
+    def _final(self, state: Any) -> tuple[list[int], list[float]]:
+        """Raw final points (leftover deposits to first, L47) and final scores with uma (L19), per seat."""
+        from controller.engine.ext_riichi import session_of
+        from controller.engine.query import ruleset_of
+
+        points = self._points(state)
+        final_scores = getattr(ruleset_of(state), "final_scores", None)
+        if final_scores is None:
+            return points, [round((p - self.start_points) / 1000, 1) for p in points]
+        f = final_scores(points, session_of(state.session).sticks)
+        return list(f.raw), [round(float(x), 1) for x in f.final]
 
     @staticmethod
     def _player(state: Any, seat: int) -> int:
@@ -162,6 +249,8 @@ class LiveRiichiExporter:
         if first not in hai[hand.dealer]:
             raise ExportError(f"hand {hand.hand_no}: cannot tell the dealer's first draw")
         hai[hand.dealer].remove(first)
+        if hand.hand_no == 0 and hand.dealer != 0:
+            raise ExportError("tenhou/mjai number the seats from the first dealer: seat 0 must deal first")
         self.hand_no = hand.hand_no
         self.kyoku = _Kyoku(hai, first, hand.dealer)
         sx = session_of(state.session)
@@ -187,7 +276,8 @@ class LiveRiichiExporter:
                 t = a.seats[s].pond[-1].tile
                 declared = ra is not None and rb is not None and (ra.riichi[s] or ra.pending == s) and not (
                     rb.riichi[s] or rb.pending == s)
-                tg = b.turn == s and b.drew and b.drawn == t
+                tg = k.drawn[s] is not None and k.drawn[s] == t
+                k.drawn[s] = None
                 if declared:
                     self.mj.append({"type": "reach", "actor": s})
                     k.riichi_seats.append(s)
@@ -213,6 +303,7 @@ class LiveRiichiExporter:
                 for t in _minus(a.seats[s].known, b.seats[s].known):
                     self.mj.append({"type": "tsumo", "actor": s, "pai": mjai_tile(t)})
                     k.take[s].append(tenhou_tile(t))
+                    k.drawn[s] = t
 
     def _melds(self, b: Any, a: Any, s: int) -> None:
         k = self.kyoku
@@ -226,6 +317,7 @@ class LiveRiichiExporter:
                     added = _minus(m.tiles, mb[i].tiles)
                     self._kakan(s, added[0] if added else m.tiles[-1], mb)
                 continue
+            k.drawn[s] = None
             if m.kind is MeldKind.CONCEALED_KONG:
                 self.mj.append({"type": "ankan", "actor": s, "consumed": [mjai_tile(x) for x in m.tiles]})
                 n = [str(tenhou_tile(x)) for x in m.tiles]
@@ -238,7 +330,7 @@ class LiveRiichiExporter:
             self.mj.append({"type": name, "actor": s, "target": m.claimed_from, "pai": mjai_tile(m.claimed_tile),
                             "consumed": [mjai_tile(x) for x in own]})
             letter = {"chi": "c", "pon": "p", "daiminkan": "m"}[name]
-            call = _called(letter, m.claimed_tile, own, (m.claimed_from - s) % 4)
+            call = called_string(letter, m.claimed_tile, own, (m.claimed_from - s) % 4)
             k.take[s].append(call)
             if name == "pon":
                 k.pon_strings[(s, m.claimed_tile.kind)] = call
@@ -251,6 +343,7 @@ class LiveRiichiExporter:
         if (s, added.kind) in k.kakan_done:
             return
         k.kakan_done.add((s, added.kind))
+        k.drawn[s] = None
         pon = next((m for m in melds if m.kind is MeldKind.PUNG and m.tiles[0].kind == added.kind), None)
         if pon is None:
             raise ExportError(f"hand {self.hand_no}: seat {s} adds {added.code} to no pon")
@@ -281,21 +374,35 @@ class LiveRiichiExporter:
                     ura = list(ura_indicators(hand))
                 pao_seat = ext.pao[w][0] if ext is not None and ext.pao[w] is not None else w
                 score = self._score(old, w, pai, self_drawn=r.self_drawn, discarder=r.discarder)
-                han = sum(p * c for _, p, c in r.fans)
+                han = score.han if score is not None else sum(p * c for _, p, c in r.fans)
                 fu = score.fu if score is not None else 0
-                point = (f"役満{r.total}点" if score is not None and score.yakuman else f"{fu}符{han}飜{r.total}点")
-                yaku = [f"{name}({p * c}飜)" for name, p, c in r.fans]
+                point = point_text(fu=fu, han=han, value=r.total, dealer=w == hand.dealer, self_drawn=r.self_drawn,
+                                   main=score.main if score is not None else r.total,
+                                   additional=score.additional if score is not None else 0,
+                                   yakuman=score.yakuman if score is not None else 0)
+                yaku = [yaku_text(name, p * c) for name, p, c in r.fans]
                 concealed = old.hand.seats[w].known
-                self.mj.append({"type": "hora", "actor": w, "target": frm, "pai": mjai_tile(pai),
-                                "uradora_markers": [mjai_tile(t) for t in ura],
-                                "hora_tehais": [mjai_tile(t) for t in concealed], "fu": fu, "han": han,
-                                "deltas": deltas, "scores": points})
+                hora: dict[str, Any] = {
+                    "type": "hora", "actor": w, "target": frm, "pai": mjai_tile(pai),
+                    "uradora_markers": [mjai_tile(t) for t in ura], "hora_tehais": [mjai_tile(t) for t in concealed],
+                    "yakus": [[name, p * c] for name, p, c in r.fans], "fu": fu, "fan": han, "han": han,
+                    "hora_points": r.total, "deltas": deltas, "scores": points}
+                if pao_seat != w:
+                    hora["pao"] = pao_seat
+                self.mj.append(hora)
                 result += [deltas, [w, frm, pao_seat, point, *yaku]]
         else:
-            self.mj.append({"type": "ryukyoku", "reason": "exhaustive" if r.kind == "draw" else str(r.kind),
-                            "tehais": [[mjai_tile(t) for t in s.known] for s in hand.seats], "deltas": deltas,
-                            "scores": points})
-            result = ["流局" if r.kind == "draw" else "中断", deltas]
+            tenpai = tuple(ext.tenpai) if ext is not None and ext.tenpai is not None else (False,) * 4
+            irregular = r.kind != "draw" or (ext is not None and ext.redeal)
+            reason = "exhaustive"
+            if irregular:
+                reason = "stopped" if r.kind == "stopped" else "false_win_redeal"
+                who = [i.player for i in new.infractions if i.hand_no == hand.hand_no and i.kind == "false_win_lv5"]
+                self.irregular.append({"log": len(self.log), "hand": self.hand_no, "reason": reason, "players": who})
+            self.mj.append({"type": "ryukyoku", "reason": reason,
+                            "tehais": [[mjai_tile(t) for t in s.known] for s in hand.seats],
+                            "tenpais": list(tenpai), "deltas": deltas, "scores": points})
+            result = ["流局" if irregular else draw_tag(tenpai), deltas]
         entry: list[Any] = [*self.entry_head, [tenhou_tile(t) for t in dora_indicators(hand)],
                             [tenhou_tile(t) for t in ura]]
         for s in range(4):

@@ -38,11 +38,22 @@ def _call_tiles(call: str) -> tuple[str, int, list[int]]:
     return letter, called, own
 
 
+def assert_final(raw: list[int], points: list[int], start_points: int) -> None:
+    """The raw final points are the points after the last hand plus the deposits left on the table, which go
+    to first place (L47; a tie for first would split them)."""
+    assert sum(raw) == 4 * start_points
+    top = max(points)
+    for s in range(4):
+        assert raw[s] == points[s] if points[s] < top else raw[s] >= points[s], (raw, points)
+
+
 def check_tenhou(doc: dict[str, Any], *, start_points: int, final_points: list[int]) -> int:
     """Validate a tenhou.net/6 document; returns the number of hands."""
     assert isinstance(doc["title"], list) and len(doc["name"]) == 4
     assert isinstance(doc["rule"], dict) and {"disp", "aka"} <= set(doc["rule"])
-    assert len(doc["sc"]) == 8 and doc["sc"][0::2] == final_points
+    assert len(doc["sc"]) == 8
+    assert_final([100 * x for x in doc["sc"][0::2]], final_points, start_points)
+    assert all(isinstance(x, float) for x in doc["sc"][1::2])  # the final score with uma, in thousands
     expected = [start_points] * 4
     for n, kyoku in enumerate(doc["log"]):
         assert len(kyoku) == 17, f"hand {n}: {len(kyoku)} fields"
@@ -123,7 +134,7 @@ def check_tenhou(doc: dict[str, Any], *, start_points: int, final_points: list[i
         paid = [1000 if riichi[s] else 0 for s in range(4)]
         if result[0] == "和了":
             w, frm, _pao, point = result[2][:4]
-            assert re.match(r"^(\d+符\d+飜|役満)\d+点$", point), point
+            assert re.match(r"^(\d+符\d+飜|満貫|跳満|倍満|三倍満|役満)(\d+|\d+-\d+)点(∀)?$", point), point
             robbed = kyoku[6 + 3 * frm][-1] if kyoku[6 + 3 * frm] else None
             if frm != w and isinstance(robbed, str) and "k" in robbed:  # robbing the kong (chankan)
                 win_tile: int | None = _call_tiles(robbed)[1]
@@ -139,7 +150,7 @@ def check_tenhou(doc: dict[str, Any], *, start_points: int, final_points: list[i
             if frm != w and riichi[frm] and kyoku[6 + 3 * frm] and str(kyoku[6 + 3 * frm][-1]).startswith("r"):
                 paid[frm] = 0  # ronned on the declaration tile: the stick was never paid
         else:
-            assert result[0] in ("流局", "中断")
+            assert result[0] in ("流局", "全員聴牌", "全員不聴")
         expected = [scores[s] + deltas[s] - paid[s] for s in range(4)]
     return len(doc["log"])
 
@@ -147,7 +158,8 @@ def check_tenhou(doc: dict[str, Any], *, start_points: int, final_points: list[i
 def check_mjai(events: list[dict[str, Any]], *, final_points: list[int]) -> dict[str, int]:
     """Validate an mjai stream; returns counts of event types."""
     assert events[0]["type"] == "start_game" and len(events[0]["names"]) == 4
-    assert events[-1] == {"type": "end_game", "scores": final_points}
+    assert events[-1]["type"] == "end_game"
+    assert_final(events[-1]["scores"], final_points, sum(events[1]["scores"]) // 4)
     counts: Counter[str] = Counter(e["type"] for e in events)
     hands: list[Counter[str]] = []
     melds = [0] * 4

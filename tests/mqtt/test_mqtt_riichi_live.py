@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from mjtable.broker import LocalMosquitto
+from mjtable.cli import main as mjtable_main
 from mjtable.mqtt.acl import parse_roster, render_acl
 from mjtable.mqtt.channel import TableChannel, status_message
 from mjtable.mqtt.fake import FakePublisher, MemoryBroker
@@ -23,7 +24,6 @@ from mjtable.recorder.cli import export, import_journals
 from mjtable.recorder.engine_record import RecordError, engine_record, record_from_journal
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.riichi_export import ExportError
-from mjtable.recorder.riichi_export import main as riichi_export_main
 from mjtable.recorder.riichi_live import events_from_journal, export_engine_events
 from mjtable.recorder.store import SqlEventStore
 from tests.mqtt.mqtt_helpers import Collector
@@ -89,8 +89,8 @@ def test_export_from_the_journal_written_by_mjtable_sim(tmp_path: Path) -> None:
     points = [START + s for s in summary["scores"]]
     assert check_tenhou(tenhou, start_points=START, final_points=points) == summary["hands"]
     check_mjai(mj, final_points=points)
-    assert riichi_export_main([str(journal), "--tenhou", str(tmp_path / "t.json"), "--mjai",
-                               str(tmp_path / "m.jsonl")]) == 0
+    assert mjtable_main(["records", "export", str(journal), "--tenhou", str(tmp_path / "t.json"), "--mjai",
+                         str(tmp_path / "m.jsonl"), "--title", "mjtable"]) == 0
     assert json.loads((tmp_path / "t.json").read_text()) == tenhou
     # and through the recorder: import the journal, export the files
     store = SqlEventStore(f"sqlite:///{tmp_path / 'rec.db'}")
