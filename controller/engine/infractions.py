@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from controller.engine import camera, claims, penalties, procedure
+from controller.engine import camera, claims, holding, penalties, procedure
 from controller.engine.effects import Effect, SetLed
 from controller.engine.errors import Reject
 from controller.engine.events import (
@@ -209,7 +209,7 @@ def _shown_tiles(state: GameState, seat: int, kind: ClaimKind, codes: tuple[str,
                 return None
         else:
             tiles = [hand.claim.tile.plain] * (2 if kind is ClaimKind.PUNG else 3)
-        claims.check_can_hold(hand, hand.seats[seat], seat, tiles, by_kind=kind is not ClaimKind.CHOW)
+        holding.check_can_hold(hand, hand.seats[seat], seat, tiles, by_kind=kind is not ClaimKind.CHOW)
     except Reject:
         return None
     return tuple(tiles)
