@@ -101,7 +101,8 @@ class DemoReferee:
             throws, values = self.table_dice()
             if throws > self._dice_entered and values is not None:
                 self._dice_entered = throws
-                self.command("dice", f"dice{throws}", dice=list(values), reason="read off the table")
+                # keyed by the engine's seq: unique in the session, also after a resume (the throw count restarts)
+                self.command("dice", f"dice{st.seq}", dice=list(values), reason="read off the table")
         for alert in st.alerts:
             if not alert.open or alert.id in self._acted or not alert.kind.startswith("camera_"):
                 continue
