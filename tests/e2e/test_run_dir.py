@@ -29,6 +29,7 @@ def _demo(*args: str) -> subprocess.CompletedProcess[str]:
 def _summary(out: str) -> dict[str, Any]:
     lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
     (summary,) = [x for x in lines if x.get("event") == "summary"]
+    assert isinstance(summary, dict)
     return summary
 
 
