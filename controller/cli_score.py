@@ -37,7 +37,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 INPUT_HELP = """input: one JSON object per line (UTF-8), e.g.
-  {"id": 1, "hand": "[123m]{5555p}11223s", "win": "3s", "self_drawn": true, "seat_wind": "E",
+  {"id": 1, "hand": "[123m]{5555p}11223s33p", "win": "3s", "self_drawn": true, "seat_wind": "E",
    "round_wind": "S", "flowers": 0}
   hand: concealed tiles like 123m456p11z, melds [123m] chow, [555p] pung, [5555p] melded kong,
         {5555p} concealed kong; tiles 1m-9m 1p-9p 1s-9s 1z-7z (E S W N White Green Red), red fives 0m 0p 0s.
