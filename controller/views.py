@@ -16,9 +16,10 @@ from typing import Any
 
 from controller.engine.ext import ext_of
 from controller.engine.query import (
+    hand_round,
     meld_of,
+    player_index,
     round_wind_tile,
-    ruleset_of,
     seat_wind_letter,
     seat_wind_tile,
 )
@@ -42,15 +43,12 @@ def shown_round(state: GameState) -> int:
     """The round (0..3 = E S W N) of the hand on the table: the session already counts the next hand once a
     result is in (``session.round_no`` moves on with it), but names, winds and scores are shown for the seating
     in which the hand was played until the next deal."""
-    hand = state.hand
-    if hand is None:
-        return state.session.round_no
-    return hand.round_wind.kind - 27  # 1z..4z = E S W N
+    return hand_round(state)
 
 
 def shown_player_index(state: GameState, seat: int) -> int:
     """Index into ``session.players`` of whoever sits (or sat, for a finished hand) at ``seat`` in the shown hand."""
-    return ruleset_of(state).seat_arrangement(shown_round(state))[seat]
+    return player_index(state, seat)
 
 
 def shown_hand_no(state: GameState) -> int:

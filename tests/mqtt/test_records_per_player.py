@@ -101,3 +101,29 @@ def test_views_show_the_seating_and_number_of_the_hand_just_played(session: dict
     fourth = next(v for v in views if v["session"]["hand_no"] == 4)  # round East's last hand, still East
     assert fourth["session"]["round_wind"] == "E"
     assert [s["player"] for s in fourth["seats"]] == list(PLAYERS)
+
+
+def test_several_winners_each_keep_their_hand_fans_and_payments() -> None:
+    """Sichuan bloody battle: the record and the sheet show every winner on his own (issue 17 pt 4)."""
+    broker = MemoryBroker()
+    ch = TableChannel("T2", FakePublisher(broker), clock=lambda: 1.0, game_id="T2-g1")
+
+    def sink(ev: Event, st: GameState, fx: tuple[Effect, ...]) -> None:
+        if any(isinstance(e, HandEnded | SessionEnded) for e in fx):
+            ch.publish_state(public_view(st, "T2"))
+
+    SimRun(rules="sichuan-sbr-2025", seed=0, players=PLAYERS, hands_total=2, sink=sink).play()
+    events = [json.loads(m.payload) for m in broker.messages("mjtable/v1/table/T2/events")]
+    (rec,) = game_records_from_events(events)
+    several = [h for h in rec["hands"] if len(h["wins"]) >= 2]
+    assert several
+    h = several[0]
+    assert [w["player"] for w in h["wins"]] == h["winner_players"]
+    for w in h["wins"]:
+        assert w["hand"] and w["total"] >= 0 and sum(w["payments"].values()) == 0
+        assert w["payments"][w["player"]] > 0  # the winner is paid, by name
+    assert len({json.dumps(w["payments"], sort_keys=True) for w in h["wins"]}) == len(h["wins"])  # not merged
+    row = next(r for r in csv.reader(io.StringIO(score_sheet_csv(rec))) if r[2] == str(h["hand_no"]))
+    for w in h["wins"]:
+        assert w["player"] in row[4]
+    assert row[6].count("|") == len(h["wins"]) - 1
