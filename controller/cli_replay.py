@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"error": str(exc)}), file=sys.stderr)
         return 1
     for i, r in enumerate(state.history):
-        print(json.dumps({"record": "hand", "hand_no": i, **result_json(r)}, ensure_ascii=False))
+        print(json.dumps({"record": "hand", "hand_no": i + 1, **result_json(r)}, ensure_ascii=False))
     sess = state.session
     net = [sess.scores[p] - sess.penalties[p] for p in range(4)]
     view = referee_view(state) if args.referee else public_view(state)

@@ -19,10 +19,13 @@ from controller.journal import JournaledTable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", default="mcr-2006", help="ruleset profile (mcr-1998, mcr-2006, mcr-2017)")
+    parser.add_argument("--rules", default="mcr-2006",
+                        help="rulebook: mcr-1998, mcr-2006 (default), mcr-2017, sichuan-sbr-2025, riichi-hkma-2025 "
+                             "(with profile options as in the table config, e.g. riichi-hkma-2025:division=B)")
     parser.add_argument("--games", type=int, default=1, help="number of sessions to play")
     parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same output)")
-    parser.add_argument("--hands", type=int, default=None, help="hands per session (default: the ruleset's)")
+    parser.add_argument("--hands", type=int, default=None,
+                        help="hands per session, at least 1 (default: the ruleset's, e.g. 16 for MCR)")
     parser.add_argument("--journal-dir", type=Path, default=None, help="journal each game here (resumes)")
 
 
@@ -49,8 +52,11 @@ def play_game(rules: str, seed: int, game: int, hands: int | None, journal_dir: 
 def run(args: argparse.Namespace) -> int:
     try:
         ruleset_for(args.rules)
-    except UnknownRules as exc:
+    except (UnknownRules, ValueError) as exc:  # unknown family, profile or profile option
         print(json.dumps({"error": str(exc)}), file=sys.stderr)
+        return 2
+    if args.hands is not None and args.hands < 1:
+        print(json.dumps({"error": f"--hands must be at least 1, got {args.hands}"}), file=sys.stderr)
         return 2
     if args.games < 1:
         print(json.dumps({"error": "--games must be at least 1"}), file=sys.stderr)

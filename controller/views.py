@@ -16,6 +16,7 @@ from typing import Any
 
 from controller.engine.ext import ext_of
 from controller.engine.query import (
+    hand_round,
     meld_of,
     player_index,
     round_wind_tile,
@@ -23,6 +24,7 @@ from controller.engine.query import (
     seat_wind_tile,
 )
 from controller.engine.registry import ruleset_for
+from controller.engine.session import result_json
 from controller.engine.state import WIND_LETTERS, GameState, HandState, MeldRec, Phase, SeatState
 from mjtable.tiles import Hand, MeldKind, Tile
 
@@ -37,8 +39,27 @@ def _meld_json(m: Any, *, reveal: bool) -> dict[str, Any]:
     return {"type": str(m.kind), "tiles": tiles, "claimed_from": m.claimed_from}
 
 
+def shown_round(state: GameState) -> int:
+    """The round (0..3 = E S W N) of the hand on the table: the session already counts the next hand once a
+    result is in (``session.round_no`` moves on with it), but names, winds and scores are shown for the seating
+    in which the hand was played until the next deal."""
+    return hand_round(state)
+
+
+def shown_player_index(state: GameState, seat: int) -> int:
+    """Index into ``session.players`` of whoever sits (or sat, for a finished hand) at ``seat`` in the shown hand."""
+    return player_index(state, seat)
+
+
+def shown_hand_no(state: GameState) -> int:
+    """The 1-based number of the hand on the table (in play, just finished, or about to be dealt): the one
+    numbering people read ("hand 3/16") in every view, record and line of output."""
+    hand = state.hand
+    return hand.hand_no + 1 if hand is not None else state.session.hand_no + 1
+
+
 def _seat_json(state: GameState, hand: HandState | None, seat: int, *, reveal: bool) -> dict[str, Any]:
-    p = player_index(state, seat)
+    p = shown_player_index(state, seat)
     dealer = hand.dealer if hand is not None else state.session.dealer
     s: SeatState = hand.seats[seat] if hand is not None else SeatState()
     reveal_kongs = reveal or (hand is not None and hand.result is not None)
@@ -60,18 +81,7 @@ def _result_json(state: GameState) -> dict[str, Any] | None:
     hand = state.hand
     if hand is None or hand.result is None:
         return None
-    r = hand.result
-    return {
-        "kind": r.kind,
-        "winners": list(r.winners),
-        "discarder": r.discarder,
-        "win_tile": r.win_tile.code if r.win_tile else None,
-        "self_drawn": r.self_drawn,
-        "fans": [{"name": n, "points": p, "count": c} for n, p, c in r.fans],
-        "total": r.total,
-        "payments": list(r.payments),
-        "hands": {str(s): text for s, text in r.hands},
-    }
+    return dict(result_json(hand.result))
 
 
 def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]:
@@ -88,10 +98,11 @@ def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]
         "paused": state.paused,
         "phase": str(state.phase),
         "session": {
-            "hand_no": sess.hand_no,
-            "round_wind": WIND_LETTERS[sess.round_no % 4],
+            "hand_no": shown_hand_no(state),  # 1-based: the hand on the table, in play or just finished
+            "round_wind": WIND_LETTERS[shown_round(state) % 4],
             "dealer": dealer,
             "hands_total": state.config.hands_total,
+            "players": list(sess.players),  # registration order (round-1 seats): records are kept per player
         },
         "turn": hand.turn if hand is not None and state.phase in (Phase.TURN, Phase.FLOWERS) else None,
         "wall_remaining": hand.wall_remaining if hand is not None else None,

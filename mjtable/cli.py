@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "standings": ("mjtable.standings.cli", "organiser's live standings: running scores, tournament table, CSV, web"),
     "table-check": ("firmware_bridge.check", "drive a table board through protocol v1's test sequence, step by step"),
     "records": ("mjtable.recorder.records_cli", "export a game's journal as records (riichi: tenhou.net/6, mjai)"),
+    "--version": ("mjtable.version", "print the installed version and exit"),
 }
 
 

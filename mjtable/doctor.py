@@ -4,7 +4,8 @@
 Prints one JSON line per check, ``{"check": str, "status": "ok"|"warn"|"fail", "detail": str}``, then a
 summary line ``{"check": "summary", "status": ..., "failed": [...], "warned": [...]}``.  Exit code 0 when
 nothing failed (warnings allowed), 1 otherwise, 2 when the config itself is unusable.  Every check is
-bounded (no check waits more than ``--timeout`` seconds) and read-only except the data-directory probe.
+bounded (no check waits more than ``--timeout`` seconds) and read-only except a temporary probe file in an
+existing data directory (a missing one is reported, never created).
 The running service's last health report (``<data_dir>/<table>.health.json``) is shown too, so a degraded
 service (no camera, broker down) is visible here as well as on MQTT.
 """
@@ -19,6 +20,7 @@ import shutil
 import socket
 import stat
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,11 +166,15 @@ def check_broker(cfg: Config, timeout_s: float) -> Check:
 
 def check_data_dir(cfg: Config) -> Check:
     d = cfg.table.data_dir
+    if not d.is_dir():  # doctor only looks: creating it is the installer's (or the service's) job
+        parent = next((p for p in d.parents if p.exists()), None)
+        can = parent is not None and os.access(parent, os.W_OK | os.X_OK)
+        return Check("data_dir", "warn" if can else "fail",
+                     f"{d} does not exist yet" + (" (the service will create it)" if can else
+                                                  f"; {parent} is not writable: run deploy/install.sh or create it"))
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        probe = d / ".doctor-probe"
-        probe.write_text("ok")
-        probe.unlink()
+        with tempfile.NamedTemporaryFile(dir=d, prefix=".doctor-probe-"):
+            pass
     except OSError as exc:
         return Check("data_dir", "fail", f"{d} is not writable: {exc}")
     free_mb = shutil.disk_usage(d).free / 1e6

@@ -4,7 +4,8 @@ A game record (``mjtable.game_record/1``, schema in ``mjtable/schemas/game_recor
 table's event stream as the recorder stored it: the ``hand_result`` and ``game_end`` events that
 :class:`mjtable.mqtt.channel.TableChannel` emits (duplicates by id are harmless).  The CSV score sheet
 follows the record form of the rulebooks (MCR V2006 附件5 麻将竞赛成绩记录表; Sichuan 记分表): per hand
-(盘序) and per seat (方位, 姓名) the points won (+), lost (−) and the running total (合计), then the total row
+(盘序) and per player (姓名, with his wind and seat in that hand: MCR rotates the seats every round) the points
+won (+), lost (−) and the running total (合计), then the total row
 with each player's 标准分 (ranking points) and 比赛分 (game score).  Standings rank players over games by
 ranking points, ties broken by total game score (MCR V2006 §9.3).  Riichi exports (tenhou.net/6, mjai) live
 in :mod:`mjtable.recorder.riichi_export`.  Pure functions; thread-safe.
@@ -40,10 +41,64 @@ def rules_family(rules: str) -> str:
     return "mcr"
 
 
+def _registered_order(g: dict[str, Any]) -> list[str]:
+    """The game's players in registration order (round-1 seats): the events' ``session_players``, else the
+    seating of the first recorded hand (round 1 seats everybody at his registered seat), else the last seating."""
+    if g["session_players"]:
+        return list(g["session_players"])
+    if g["hands"]:
+        first = g["hands"][min(g["hands"])][0]
+        if first.get("players"):
+            return list(first["players"])
+    return list(g["players"] or ["P1", "P2", "P3", "P4"])
+
+
+def _by_name(names: Sequence[str], seating: Sequence[str]) -> list[int] | None:
+    """Seat of each of ``names`` in ``seating`` (names per seat); None unless both hold the same four distinct
+    names (then the record falls back to seats: nothing else can tell who sat where)."""
+    if len(set(names)) != 4 or sorted(names) != sorted(seating):
+        return None
+    return [list(seating).index(n) for n in names]
+
+
+def _hand_record(data: dict[str, Any], ts: Any, players: list[str]) -> dict[str, Any]:
+    """One hand of a game record: the result per seat (as the table reported it) and per player."""
+    r = data["result"]
+    seating = list(data.get("players") or players)
+    seats = _by_name(players, seating) or [0, 1, 2, 3]
+    dealer = int(data["dealer"])
+    penalties = list(data.get("penalties", [0, 0, 0, 0]))
+    per_player = []
+    for name, seat in zip(players, seats, strict=True):
+        per_player.append({"player": name, "seat": seat, "wind": WINDS[(seat - dealer) % 4],
+                           "points": r["payments"][seat], "penalties": penalties[seat]})
+    discarder = r.get("discarder")
+    wins = []
+    for w in r.get("wins") or []:
+        wins.append({"player": seating[w["winner"]], "seat": w["winner"],
+                     "discarder": seating[w["discarder"]] if w.get("discarder") is not None else None,
+                     "self_drawn": bool(w.get("self_drawn")), "win_tile": w.get("win_tile"),
+                     "hand": w.get("hand", ""),
+                     "fans": [{"name": f["name"], "points": f["points"], "count": f.get("count", 1)}
+                              for f in w.get("fans", [])],
+                     "total": w["total"], "payments": {seating[s]: p for s, p in enumerate(w["payments"]) if p}})
+    return {"hand_no": int(data["hand_no"]), "round_wind": data["round_wind"], "dealer": dealer,
+            "dealer_player": seating[dealer], "seating": seating,
+            "kind": "win" if r["kind"] == "win" else "draw", "winners": list(r["winners"]),
+            "winner_players": [seating[w] for w in r["winners"]], "discarder": discarder,
+            "discarder_player": seating[discarder] if discarder is not None else None,
+            "fans": [{"name": f["name"], "points": f["points"], "count": f.get("count", 1)} for f in r.get("fans", [])],
+            "total": r["total"], "payments": list(r["payments"]), "hands": dict(r.get("hands", {})),
+            "penalties": penalties, "per_player": per_player, "wins": wins, "ended_s": ts}
+
+
 def game_records_from_events(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group stored ``mjtable.event/1`` envelopes by game and build one game record per game.
 
-    Events of unknown types are ignored; a game with no ``game_end`` is marked ``complete: false``.
+    The record is per player: ``players`` in registration order, ``totals`` in the same order, and each hand
+    lists ``per_player`` the seat, seat wind and points of every player (seats rotate between rounds in MCR);
+    ``payments``/``winners``/``discarder`` stay per seat as the table reported them, with ``seating`` naming
+    who sat where.  Events of unknown types are ignored; a game with no ``game_end`` is ``complete: false``.
     """
     by_game: dict[str, dict[str, Any]] = {}
     seen: set[tuple[str, str]] = set()
@@ -54,41 +109,36 @@ def game_records_from_events(events: Iterable[dict[str, Any]]) -> list[dict[str,
         seen.add(key)
         gid = ev.get("game") or f"{ev.get('table')}-unknown"
         g = by_game.setdefault(gid, {"table": ev["table"], "hands": {}, "end": None, "first_s": ev.get("ts_s"),
-                                     "last_s": ev.get("ts_s"), "rules": None, "players": None})
+                                     "last_s": ev.get("ts_s"), "rules": None, "players": None,
+                                     "session_players": None})
         g["last_s"] = ev.get("ts_s", g["last_s"])
         data = ev.get("data", {})
+        if ev.get("type") in ("hand_result", "game_end"):
+            g["rules"] = data.get("rules", g["rules"])
+            g["players"] = data.get("players", g["players"])
+            g["session_players"] = data.get("session_players", g["session_players"])
         if ev.get("type") == "hand_result":
             g["hands"][int(data["hand_no"])] = (data, ev.get("ts_s"))
-            g["rules"] = data.get("rules", g["rules"])
-            g["players"] = data.get("players", g["players"])
         elif ev.get("type") == "game_end":
             g["end"] = data
-            g["rules"] = data.get("rules", g["rules"])
-            g["players"] = data.get("players", g["players"])
     records = []
     for gid, g in by_game.items():
         if not g["hands"] and g["end"] is None:
             continue
-        hands = []
-        for hand_no in sorted(g["hands"]):
-            data, ts = g["hands"][hand_no]
-            r = data["result"]
-            hands.append({"hand_no": hand_no, "round_wind": data["round_wind"], "dealer": data["dealer"],
-                          "kind": r["kind"], "winners": list(r["winners"]), "discarder": r.get("discarder"),
-                          "fans": [{"name": f["name"], "points": f["points"], "count": f.get("count", 1)}
-                                   for f in r.get("fans", [])],
-                          "total": r["total"], "payments": list(r["payments"]), "hands": dict(r.get("hands", {})),
-                          "penalties": list(data.get("penalties", [0, 0, 0, 0])), "ended_s": ts})
+        players = _registered_order(g)
+        hands = [_hand_record(g["hands"][n][0], g["hands"][n][1], players) for n in sorted(g["hands"])]
         if g["end"] is not None:
-            totals = list(g["end"]["scores"])
+            end_seats = _by_name(players, g["end"].get("players") or players) or [0, 1, 2, 3]
+            totals = [int(g["end"]["scores"][s]) for s in end_seats]
         elif hands:
-            totals = [sum(h["payments"][s] for h in hands) - hands[-1]["penalties"][s] for s in range(4)]
+            totals = [sum(h["per_player"][k]["points"] for h in hands) - hands[-1]["per_player"][k]["penalties"]
+                      for k in range(4)]
         else:
             totals = [0, 0, 0, 0]
         record = {"schema": "mjtable.game_record/1", "game_id": gid, "table": g["table"],
                   "rules": g["rules"] or "mcr-2006", "round": None, "started_s": g["first_s"],
                   "ended_s": g["last_s"] if g["end"] is not None else None,
-                  "players": list(g["players"] or ["P1", "P2", "P3", "P4"]), "hands": hands,
+                  "players": players, "hands": hands,
                   "penalties": list(g["end"].get("infractions", [])) if g["end"] is not None else [],
                   "totals": totals, "complete": g["end"] is not None}
         schemas.validate("game_record", record)
@@ -117,39 +167,64 @@ def _num(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{float(x):.2f}"
 
 
+def _seat_label(seat: int, wind: str) -> str:
+    return f"{wind} {WIND_ZH[wind]} seat {seat}"
+
+
 def score_sheet_csv(record: dict[str, Any]) -> str:
-    """The score sheet (成绩记录表 / 记分表) of one game as CSV text (UTF-8, one header row)."""
+    """The score sheet (成绩记录表 / 记分表) of one game as CSV text (UTF-8, one header row).
+
+    One block of columns per player (registration order, named in the header): per hand his wind and seat
+    (they change when seats rotate), points won (+), lost (−) and his running total (合计); a penalties row
+    when any were deducted; the total row with ranking points (标准分) and game score (比赛分, net of penalties).
+    """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     players = record["players"]
     header = ["table 桌", "game 局", "hand 盘序", "round_wind 圈风", "result 结果", "fans 番种", "total 番数"]
-    for s in range(4):
-        header += [f"seat{s} player 姓名", f"seat{s} wind 方位", f"seat{s} + 得分", f"seat{s} − 失分",
-                   f"seat{s} running 合计"]
+    for name in players:
+        header += [f"{name} 姓名", f"{name} wind/seat 方位", f"{name} + 得分", f"{name} − 失分",
+                   f"{name} running 合计"]
     w.writerow(header)
     running = [0, 0, 0, 0]
     for h in record["hands"]:
-        if h["kind"] == "win":
-            winners = ", ".join(str(s) for s in h["winners"])
-            how = "self-drawn 自摸" if h.get("discarder") is None else f"discard by seat {h['discarder']} 点炮"
-            result = f"win 和 seat {winners} ({how})"
-        else:
-            result = "draw 荒牌"
-        fans = "; ".join(f"{f['name']} {f['points']}" + (f" x{f['count']}" if f.get("count", 1) > 1 else "")
-                         for f in h["fans"])
-        row: list[Any] = [record["table"], record["game_id"], h["hand_no"], h["round_wind"], result, fans, h["total"]]
-        for s in range(4):
-            pay = h["payments"][s]
-            running[s] += pay
-            wind = WINDS[(s - h["dealer"]) % 4]
-            row += [players[s], f"{wind} {WIND_ZH[wind]}", max(pay, 0), max(-pay, 0), running[s]]
+        result = ("win 和 " + "; ".join(_win_text(h))) if h["kind"] == "win" else "draw 荒牌"
+        fans = "; ".join(_fan_text(f) for f in h["fans"]) if len(h.get("wins") or []) < 2 else " | ".join(
+            f"{x['player']}: " + "; ".join(_fan_text(f) for f in x["fans"]) for x in h["wins"])
+        total = h["total"] if len(h.get("wins") or []) < 2 else " | ".join(str(x["total"]) for x in h["wins"])
+        row: list[Any] = [record["table"], record["game_id"], h["hand_no"], h["round_wind"], result, fans, total]
+        for k, pp in enumerate(h["per_player"]):
+            running[k] += pp["points"]
+            row += [pp["player"], _seat_label(pp["seat"], pp["wind"]), max(pp["points"], 0), max(-pp["points"], 0),
+                    running[k]]
         w.writerow(row)
+    last = record["hands"][-1]["per_player"] if record["hands"] else None
+    if last is not None and any(pp["penalties"] for pp in last):
+        pen_row: list[Any] = [record["table"], record["game_id"], "penalties 罚分", "", "", "", ""]
+        for pp in last:
+            pen_row += [pp["player"], "", "", pp["penalties"], ""]
+        w.writerow(pen_row)
     rp = ranking_points(record["totals"], record["rules"])
     total_row: list[Any] = [record["table"], record["game_id"], "total 合计", "", "", "", ""]
-    for s in range(4):
-        total_row += [players[s], f"ranking 标准分 {_num(rp[s])}", "", "", record["totals"][s]]
+    for k, name in enumerate(players):
+        total_row += [name, f"ranking 标准分 {_num(rp[k])}", "", "", record["totals"][k]]
     w.writerow(total_row)
     return buf.getvalue()
+
+
+def _fan_text(f: dict[str, Any]) -> str:
+    return f"{f['name']} {f['points']}" + (f" x{f['count']}" if f.get("count", 1) > 1 else "")
+
+
+def _win_text(h: dict[str, Any]) -> list[str]:
+    """Who won and how, by name (one entry per winner)."""
+    wins = h.get("wins") or [{"player": p, "discarder": h.get("discarder_player"),
+                              "self_drawn": h.get("discarder") is None} for p in h["winner_players"]]
+    out = []
+    for x in wins:
+        how = "self-drawn 自摸" if x.get("discarder") is None else f"discard by {x['discarder']} 点炮"
+        out.append(f"{x['player']} ({how})")
+    return out
 
 
 def standings(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -201,7 +276,8 @@ def penalty_sheet_csv(record: dict[str, Any]) -> str:
                 "penalty 处罚方法"])
     for i, inf in enumerate(record.get("penalties", []), 1):
         seat = inf.get("seat")
-        player = inf.get("player") or (record["players"][seat] if isinstance(seat, int) else "")
+        index = inf.get("player_index")
+        player = inf.get("player") or (record["players"][index] if isinstance(index, int) and 0 <= index < 4 else "")
         what = f"{inf.get('kind', '')}: {inf.get('message', '')}".strip(": ")
         w.writerow([i, player, record["game_id"], inf.get("hand_no", ""), record["table"], seat, what,
                     f"{inf.get('points', 0)} points ({inf.get('status', 'applied')})"])

@@ -5,6 +5,8 @@
   ``{"file", "error"}`` and the others continue (exit code 1 when any file failed).
 - ``mjtable vision enroll DIR [--out FILE]``: adapt to a venue's own set from ``DIR/<code>/*.jpg``; prints
   the accuracy before/after on held-out photos and saves the adapted head (see vision.classifier.enroll).
+- ``mjtable vision markers --out markers.pdf``: the four table markers on one page at true size
+  (:mod:`vision.markers`).
 - ``calibrate IMAGE`` / ``watch SOURCE ...`` / ``capture SOURCE --out DIR``: the pipeline's commands
   (``vision.pipeline.cli_support``); ``capture`` files the table camera's crops of a set laid out in the ponds
   as enrollment photos.
@@ -47,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     e.add_argument("--model", type=Path, default=None)
     e.add_argument("--seed", type=int, default=0, help="seed of the before/after split of the photos")
+    m = sub.add_parser("markers", help="print the table's ArUco markers at true size (PDF or PNG)")
+    from vision import markers
+
+    markers.add_arguments(m)
+    m.set_defaults(pipeline=markers.markers_main)
     missing = ""
     try:
         support: Any = importlib.import_module("vision.pipeline.cli_support")

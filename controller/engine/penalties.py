@@ -34,7 +34,8 @@ def record(state: GameState, seat: int, kind: str, message: str, fx: list[Effect
     if status is None:
         status = "applied" if state.config.penalty_mode is PenaltyMode.APPLY else "proposed"
     p = player_index(state, seat)
-    inf = Infraction(id=f"inf-{len(state.infractions) + 1}", hand_no=state.session.hand_no, seat=seat,
+    hand_no = state.hand.hand_no + 1 if state.hand is not None else state.session.hand_no + 1  # 1-based, as shown
+    inf = Infraction(id=f"inf-{len(state.infractions) + 1}", hand_no=hand_no, seat=seat,
                      player=state.session.players[p], player_index=p, kind=kind, points=points, status=status,
                      message=message, at_s=state.now_s)
     state = replace(state, infractions=(*state.infractions, inf))

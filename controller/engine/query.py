@@ -30,8 +30,16 @@ def next_active(hand: HandState, seat: int) -> int:
 
 
 def player_index(state: GameState, seat: int) -> int:
-    """Index into ``session.players`` of whoever sits at physical ``seat`` in the current round."""
-    return ruleset_of(state).seat_arrangement(state.session.round_no)[seat]
+    """Index into ``session.players`` of whoever sits at physical ``seat`` in the hand on the table (in play or
+    just finished: the players move to their next round's seats only when the next hand is dealt, although the
+    session already counts that round once the result is in)."""
+    return ruleset_of(state).seat_arrangement(hand_round(state))[seat]
+
+
+def hand_round(state: GameState) -> int:
+    """The round (0..3 = E S W N) of the hand on the table, else the session's (before the first deal)."""
+    hand = state.hand
+    return hand.round_wind.kind - 27 if hand is not None else state.session.round_no
 
 
 def seat_wind_index(dealer: int, seat: int) -> int:

@@ -21,11 +21,21 @@ def add_scores(state: GameState, per_seat: Sequence[int]) -> GameState:
     return replace(state, session=replace(state.session, scores=(scores[0], scores[1], scores[2], scores[3])))
 
 
+def win_json(r: HandResult) -> dict[str, object]:
+    """One winner's part of a result: his hand, fans, total and the payments of this win alone (per seat)."""
+    return {"winner": r.winners[0], "discarder": r.discarder, "win_tile": r.win_tile.code if r.win_tile else None,
+            "self_drawn": r.self_drawn, "fans": [{"name": n, "points": p, "count": c} for n, p, c in r.fans],
+            "total": r.total, "payments": list(r.payments), "hand": dict(r.hands).get(r.winners[0], "")}
+
+
 def result_json(r: HandResult) -> dict[str, object]:
+    """A hand result as JSON; ``wins`` lists each winner's own part (one entry for a single winner)."""
+    parts = r.wins or ((r,) if r.kind == "win" and r.winners else ())
     return {"kind": r.kind, "winners": list(r.winners), "discarder": r.discarder,
             "win_tile": r.win_tile.code if r.win_tile else None, "self_drawn": r.self_drawn,
             "fans": [{"name": n, "points": p, "count": c} for n, p, c in r.fans], "total": r.total,
-            "payments": list(r.payments), "hands": {str(s): h for s, h in r.hands}}
+            "payments": list(r.payments), "hands": {str(s): h for s, h in r.hands},
+            "wins": [win_json(w) for w in parts]}
 
 
 def end_hand(state: GameState, result: HandResult, fx: list[Effect]) -> GameState:

@@ -124,7 +124,7 @@ def summary(state: GameState, *, game: int, seed: int) -> dict[str, Any]:
     sess = state.session
     hands = []
     for i, r in enumerate(state.history):
-        hands.append({"hand": i, "kind": r.kind, "winners": list(r.winners), "discarder": r.discarder,
+        hands.append({"hand": i + 1, "kind": r.kind, "winners": list(r.winners), "discarder": r.discarder,
                       "self_drawn": r.self_drawn, "total": r.total, "payments": list(r.payments),
                       "fans": [f"{n} {p}x{c}" for n, p, c in r.fans]})
     net = [sess.scores[p] - sess.penalties[p] for p in range(4)]

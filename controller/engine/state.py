@@ -214,6 +214,7 @@ class HandResult:
     total: int = 0
     payments: tuple[int, int, int, int] = (0, 0, 0, 0)
     hands: tuple[tuple[int, str], ...] = ()
+    wins: tuple[HandResult, ...] = ()  # several winners (Sichuan): each win on its own; () for one winner
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

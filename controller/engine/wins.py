@@ -239,13 +239,15 @@ def _record_win(state: GameState, seat: int, concealed: tuple[Tile, ...], sit: W
 
 def merge_results(results: tuple[HandResult, ...]) -> HandResult:
     """One hand result from several wins (bloody battle, or several winners on one discard): winners in
-    order, payments summed; fans and total are the first win's (each win is also in ``HandState.wins``)."""
+    order, payments summed; fans and total are the first win's; ``wins`` keeps each win with its own fans,
+    total and payments (also in ``HandState.wins``) so the display and records show every winner's hand."""
     first = results[0]
     if len(results) == 1:
         return first
     pay = [sum(r.payments[s] for r in results) for s in range(4)]
     return replace(first, winners=tuple(w for r in results for w in r.winners),
-                   payments=(pay[0], pay[1], pay[2], pay[3]), hands=tuple(h for r in results for h in r.hands))
+                   payments=(pay[0], pay[1], pay[2], pay[3]), hands=tuple(h for r in results for h in r.hands),
+                   wins=tuple(results))
 
 
 def finish_wins(state: GameState, new: list[HandResult], after_seat: int, fx: list[Effect]) -> GameState:

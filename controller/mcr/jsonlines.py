@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from controller.mcr.api import score_hand, waits_detail
 from controller.mcr.model import RULE_PROFILES, NotWinningHand, ScoreResult, WinContext
@@ -47,6 +47,9 @@ def handler_for(rules: str, command: str, *, explain: bool = False,
     other families are imported lazily from :data:`OTHER_RULES`.  If that module is missing, every line gets
     ``{"ok": false, "error": ...}``.
     """
+    base, sep, _ = rules.partition(":")
+    if sep and base in OTHER_RULES:  # a profile with options, as the config accepts: riichi-hkma-2025:division=B
+        return _with_profile_defaults(rules, base, handler_for(base, command, explain=explain, options=options))
     if rules in RULE_PROFILES:
         prof: str | RuleProfile = profile_with_options(rules, options) if options else rules
         if command == "score":
@@ -65,6 +68,23 @@ def handler_for(rules: str, command: str, *, explain: bool = False,
         msg = f"rules {rules!r} are not available in this build ({module_name}.{command}_line: {exc})"
         return lambda obj: {"ok": False, "error": msg}
     return fn
+
+
+def _with_profile_defaults(rules: str, base: str, inner: LineHandler) -> LineHandler:
+    """Accept the profile options the table config accepts (checked now: ValueError for a bad one); those that
+    are also per-line fields (riichi ``kiriage_mangan``/``composite_yakuman``, Sichuan ``cap_fan``) become the
+    lines' defaults, the others (session settings such as ``division``) do not change how one hand scores."""
+    from controller.engine.profile_options import split_profile
+    from controller.engine.registry import ruleset_for
+
+    ruleset_for(rules)  # unknown profile, option or value: ValueError
+    defaults: dict[str, Any] = {}
+    for key, raw in split_profile(rules, base).items():
+        if key in ("kiriage_mangan", "composite_yakuman"):
+            defaults[key] = raw.strip().lower() in ("1", "true", "yes", "on")
+        elif key == "cap_fan":
+            defaults[key] = int(raw)
+    return lambda obj: inner({**defaults, **obj})
 
 
 def parse_options(items: Iterable[str] | None) -> dict[str, str]:
@@ -116,8 +136,11 @@ def _common(obj: dict[str, Any]) -> tuple[Any, Tile, Tile, int]:
     if unknown:
         raise InputError(f"unknown field(s) {', '.join(unknown)}")
     text = obj.get("hand")
-    if not isinstance(text, str):
+    if text is None:
         raise InputError("'hand' is required: a string such as \"[123m]{5555p}1122s\"")
+    if not isinstance(text, str):
+        raise InputError(f"'hand' must be a string such as \"[123m]{{5555p}}1122s\", "
+                         f"not {type(text).__name__} {text!r}")
     try:
         hand = parse_hand(text)
     except NotationError as exc:
@@ -171,14 +194,26 @@ def waits_line(obj: dict[str, Any], *, rules: str | RuleProfile = "mcr-2006") ->
         return {"ok": False, "error": str(exc)}
 
 
-def run_lines(lines: Iterable[str], out: TextIO, handler: LineHandler) -> int:
+def run_lines(lines: Iterable[str] | TextIO, out: TextIO, handler: LineHandler) -> int:
     """Answer every non-blank line of ``lines`` with one JSON line on ``out`` (flushed); returns the number of
-    lines that failed (``ok: false``)."""
+    lines that failed (``ok: false``).  A stream is read with the length cap of :mod:`controller.lines_io`
+    (a line over it gets ``{"ok": false, "error": "line too long ..."}`` and is not echoed)."""
+    from controller.lines_io import MAX_LINE_CHARS, bounded_lines
+
     failed = 0
-    for line in lines:
+    streamed = hasattr(lines, "readline")
+    source: Iterable[tuple[str | None, int]] = (
+        bounded_lines(cast(TextIO, lines)) if streamed else ((x, len(x)) for x in lines))
+    for line, length in source:
+        if line is None or length > MAX_LINE_CHARS:
+            failed += 1
+            err = {"ok": False, "error": f"line too long: {length} characters, at most {MAX_LINE_CHARS}"}
+            out.write(json.dumps(err) + "\n")
+            out.flush()
+            continue
         if not line.strip():
             continue
-        res = handle_text_line(line, handler)
+        res = handle_text_line(line.rstrip("\r\n"), handler)
         if not res.get("ok"):
             failed += 1
         out.write(json.dumps(res, ensure_ascii=False, separators=(",", ":")) + "\n")

@@ -24,14 +24,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mjtable.demo import runfile
 from mjtable.demo.stack import DEFAULT_CAMERA, DemoOptions, DemoStack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", default="mcr-2006",
+    parser.add_argument("--rules", default=None,
                         help="mcr-1998 | mcr-2006 | mcr-2017 | sichuan-sbr-2025 | riichi-hkma-2025 "
-                             "(default mcr-2006; the bots play MCR style)")
-    parser.add_argument("--seed", type=int, default=1, help="walls and bot choices (dice come from the MCU sim)")
+                             "(default mcr-2006; the bots play MCR style; a resumed run keeps its own)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="walls and bot choices (default 1; dice come from the MCU sim; a resumed run keeps "
+                             "its own)")
     parser.add_argument("--hands", type=int, default=None,
                         help="cut the session short after N hands (a resumed session keeps its own length)")
     parser.add_argument("--fast", action="store_true", help="0.2 s wall builds (default: 2 s; a real table: 60 s)")
@@ -104,9 +107,19 @@ def fresh_run_dir(parent: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:  # before anything starts: a bad --rules or a conflicting resume leaves no broker and no run folder
+        chosen = runfile.resolve(args.run_dir, args.seed, args.rules)
+    except runfile.RunOptionsError as exc:
+        emit_line({"event": "error", "error": str(exc)})
+        return 2
+    if args.hands is not None and args.hands < 1:
+        emit_line({"event": "error", "error": f"--hands {args.hands}: a session has at least 1 hand"})
+        return 2
     run_dir = args.run_dir or fresh_run_dir(Path("runs"))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    runfile.save(run_dir, chosen)
     build_s = args.build_s if args.build_s is not None else (0.2 if args.fast else 2.0)
-    opts = DemoOptions(rules=args.rules, seed=args.seed, hands=args.hands, build_s=build_s, camera=args.camera,
+    opts = DemoOptions(rules=chosen.rules, seed=chosen.seed, hands=args.hands, build_s=build_s, camera=args.camera,
                        run_dir=run_dir.resolve(), broker=args.broker, broker_ws=args.broker_ws, mcu_pty=args.mcu_pty,
                        display_port=args.display_port, timers=_timers(args.timer), table=args.table_id,
                        mcu_control=list(args.mcu_control), table_link=args.table,

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from controller.engine.effects import Effect, HandEnded, SessionEnded
 from controller.engine.events import Event
 from controller.engine.state import GameState, Phase
+from controller.views import shown_player_index
 from firmware_bridge.panel_config import EXAMPLE_PANEL
 from firmware_bridge.panel_sim import simulated_closed_table
 from hw.closed_table import ClosedTableTiming, SimulatedClosedTable
@@ -331,11 +332,13 @@ class DemoStack:
         for e in fx:
             if isinstance(e, HandEnded):
                 r = e.result
+                seated = [st.session.players[shown_player_index(st, seat)] for seat in range(4)]
                 line = {
                     "event": "hand",
                     "hand": len(st.history),
                     "kind": r.get("kind"),
                     "winners": r.get("winners"),
+                    "winner_players": [seated[w] for w in r.get("winners") or []],
                     "total": r.get("total"),
                     "fans": [f["name"] for f in r.get("fans", [])],
                     "scores": list(st.session.scores),

@@ -1,41 +1,22 @@
-// mjtable referee / spectator display.  Reads config.json ({broker_ws, table, prefix}) and the query string
-// (?table=T1&spectator=1&broker=ws://...), connects to the broker over websockets and renders the table.
+// mjtable table view (broadcast layout) with a referee drawer.
+// The broker address comes ONLY from the server's config.json (never from the URL: a link must not point the
+// page, and a referee's password, at another broker); the page's CSP allows websockets to that broker only.
+// Query string: ?table=T1 (which table) and ?spectator=1 (the delayed spectator topics).
 "use strict";
 
-const GLYPH = {};
-(function buildGlyphs() {
-  const suitBase = {m: 0x1F007, s: 0x1F010, p: 0x1F019};
-  for (const s of "msp") for (let r = 1; r <= 9; r++) GLYPH[r + s] = String.fromCodePoint(suitBase[s] + r - 1);
-  for (const s of "msp") GLYPH["0" + s] = GLYPH["5" + s];
-  const honors = [0x1F000, 0x1F001, 0x1F002, 0x1F003, 0x1F006, 0x1F005, 0x1F004];
-  honors.forEach((cp, i) => { GLYPH[(i + 1) + "z"] = String.fromCodePoint(cp); });
-  const flowers = [0x1F026, 0x1F027, 0x1F028, 0x1F029, 0x1F022, 0x1F023, 0x1F025, 0x1F024];
-  flowers.forEach((cp, i) => { GLYPH[(i + 1) + "f"] = String.fromCodePoint(cp); });
-})();
 const WIND_NAMES = {E: "East", S: "South", W: "West", N: "North"};
+// what each engine timer means, as the people at the table say it
+const TIMER_MEANING = {
+  turn: "to discard", claim: "to claim", opening: "to start the hand", flowers: "to replace flowers",
+  first_discard: "first discard", session: "session ends in", session_warning: "warning in",
+};
 
 const app = {
-  config: {broker_ws: "ws://" + location.hostname + ":9001", table: null, prefix: "mjtable/v1"},
+  config: {broker_ws: null, table: null, prefix: "mjtable/v1"},
   spectator: false, table: null, creds: null, client: null,
   pub: null, ref: null, timers: null, clockOffsetS: 0, status: null, tables: new Set(),
   pending: {}, cmdCounter: 0, lastError: null,
 };
-
-function el(tag, attrs, children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") e.className = v; else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const c of children || []) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
-
-function tileEl(code, extra) {
-  if (code === null || code === undefined) return el("span", {class: "tile back", title: "face down"}, [el("span", {class: "g", text: "\u{1F02B}"}), el("small", {text: "?"})]);
-  return el("span", {class: "tile" + (extra ? " " + extra : ""), "data-code": code, title: code},
-            [el("span", {class: "g", text: GLYPH[code] || "?"}), el("small", {text: code})]);
-}
 
 function topic(leaf) {
   const p = app.config.prefix;
@@ -51,13 +32,14 @@ function setBadge(id, text, on) {
 
 function connect() {
   if (app.client) { app.client.onclose = () => {}; app.client.close(); }
+  if (!app.config.broker_ws) { setBadge("conn", "no broker configured", false); return; }
   const opts = app.creds ? {username: app.creds.user, password: app.creds.pass}
     : (app.config.public_user ? {username: app.config.public_user, password: app.config.public_password} : {});
   const c = new MqttWs(app.config.broker_ws, opts);
   app.client = c;
   app.ref = null;
   c.onconnect = () => {
-    setBadge("conn", "broker connected", true);
+    setBadge("conn", "live", true);
     const p = app.config.prefix;
     const subs = [`${p}/table/+/status`];
     if (app.table) {
@@ -71,6 +53,7 @@ function connect() {
     document.getElementById("referee-panel").classList.toggle("hidden", !app.creds);
     document.getElementById("login").classList.toggle("hidden", !!app.creds);
     document.getElementById("logout-btn").classList.toggle("hidden", !app.creds);
+    render();
   };
   c.onerror = (why) => {
     app.lastError = why;
@@ -105,7 +88,7 @@ function onMessage(t, text) {
   if (leaf === "state") app.pub = doc;
   else if (leaf === "referee/state") app.ref = doc;
   else if (leaf === "timers") { app.timers = doc; app.clockOffsetS = doc.now_s - Date.now() / 1000; }
-  else if (leaf === "referee/result") { showResult(doc); return; }
+  else if (leaf === "referee/result") { showCommandResult(doc); return; }
   else if (leaf === "events") { return; }
   render();
 }
@@ -124,64 +107,93 @@ function renderTableSelect() {
   if (app.table) s.value = app.table;
 }
 
-function meldEl(m, seat) {
-  const tiles = m.tiles || [null, null, null, null];
-  let side = -1;
-  if (m.claimed_from !== null && m.claimed_from !== undefined) {
-    const rel = (m.claimed_from - seat + 4) % 4; // 3 = left (上家), 2 = opposite, 1 = right (下家)
-    side = rel === 3 ? 0 : rel === 2 ? 1 : tiles.length - 1;
-  }
-  return el("span", {class: "meld", "data-type": m.type, "data-from": m.claimed_from === null ? "" : String(m.claimed_from)},
-            tiles.map((c, i) => tileEl(c, i === side ? "side" : "")));
+// "m:ss" (h:mm:ss from an hour on): how people read a clock.
+function clock(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  return (h ? `${h}:${String(m).padStart(2, "0")}` : String(m)) + ":" + String(r).padStart(2, "0");
 }
 
-function timerFor(doc, seat) {
-  const list = (app.timers && app.timers.timers) || (doc && doc.timers) || [];
-  return list.filter((t) => t.seat === seat);
+function timerEl(t) {
+  return el("span", {class: "timer"}, [el("span", {class: "timer-label", text: (TIMER_MEANING[t.name] || t.name.replace(/_/g, " ")) + " "}),
+    el("span", {class: "countdown", id: `timer-${t.name}-${t.seat}`, "data-deadline": t.deadline_s, "data-timer": t.name})]);
 }
+
+function timerList(doc) {
+  return (app.timers && app.timers.timers) || doc.timers || [];
+}
+
+function nameOf(doc, seat) {
+  return seat === null || seat === undefined || !doc.seats[seat] ? "?" : doc.seats[seat].player;
+}
+
+function isReferee() { return !!(app.creds && app.ref); }
 
 function render() {
-  const doc = (app.creds && app.ref) ? app.ref : app.pub;
+  const doc = isReferee() ? app.ref : app.pub;
   if (!doc) return;
   const s = doc.session;
-  document.getElementById("info").textContent =
-    `${doc.rules} · hand ${s.hand_no}/${s.hands_total} · ${WIND_NAMES[s.round_wind]} round · phase ${doc.phase}` +
-    (doc.wall_remaining !== null ? ` · wall ${doc.wall_remaining}` : "") + ` · seq ${doc.seq}`;
+  document.getElementById("hand-label").textContent = `Hand ${s.hand_no} of ${s.hands_total}`;
+  document.getElementById("round-label").textContent = `${WIND_NAMES[s.round_wind]} round`;
+  document.getElementById("rules-label").textContent = doc.rules;
+  document.getElementById("center-hand").textContent = `Hand ${s.hand_no} / ${s.hands_total}`;
+  document.getElementById("center-round").textContent = `${WIND_NAMES[s.round_wind]} round · dealer ${nameOf(doc, s.dealer)}`;
+  document.getElementById("center-wall").textContent = doc.wall_remaining !== null && doc.wall_remaining !== undefined
+    ? `wall ${doc.wall_remaining}` : (doc.phase === "session_over" ? "session over" : "");
   document.getElementById("paused").classList.toggle("hidden", !doc.paused);
   for (const seat of doc.seats) renderSeat(doc, seat);
   const ld = doc.last_discard;
-  document.getElementById("last-discard").replaceChildren(...(ld ? [el("span", {text: `last discard (seat ${ld.seat}) `}), tileEl(ld.tile)] : []));
+  document.getElementById("last-discard").replaceChildren(...(ld && !doc.result ? [el("span", {text: `${nameOf(doc, ld.seat)} discarded`}), tileEl(ld.tile)] : []));
   const cw = doc.claim_window;
-  document.getElementById("claim-window").replaceChildren(...(cw ? [el("span", {text: `claims on seat ${cw.discard_seat}'s `}), tileEl(cw.tile), el("span", {class: "countdown", "data-deadline": cw.deadline_s, id: "claim-countdown"})] : []));
-  const tl = (app.timers && app.timers.timers) || doc.timers || [];
-  document.getElementById("timers").replaceChildren(...tl.map((t) => el("div", {}, [
-    el("span", {text: `${t.name}${t.seat !== null ? " (seat " + t.seat + ")" : ""}: `}),
-    el("span", {class: "countdown", id: `timer-${t.name}-${t.seat}`, "data-deadline": t.deadline_s})])));
+  document.getElementById("claim-window").replaceChildren(...(cw ? [el("span", {text: `claims on ${nameOf(doc, cw.discard_seat)}'s`}), tileEl(cw.tile),
+    el("span", {class: "countdown", "data-deadline": cw.deadline_s, id: "claim-countdown"})] : []));
+  document.getElementById("timers").replaceChildren(...timerList(doc).filter((t) => t.seat === null).map(timerEl));
   renderExtras(doc);
-  renderResult(doc.result, doc);
+  renderResult(doc);
   renderLists(doc);
+  renderSeatSelects(doc);
   tickCountdowns();
+}
+
+// the score people know: riichi players count points from 25 000, the others from 0
+function scoreOf(doc, seat) {
+  if (doc.riichi && doc.riichi.points) return doc.riichi.points[seat.seat];
+  return seat.score;
 }
 
 function renderSeat(doc, seat) {
   const box = document.getElementById("seat-" + seat.seat);
   box.classList.toggle("turn", doc.turn === seat.seat);
-  const head = el("h2", {}, [el("span", {class: "wind", text: seat.wind}), el("span", {class: "player", text: seat.player}),
-    el("span", {class: "score", id: `score-${seat.seat}`, text: String(seat.score)})]);
-  const parts = [head];
-  if (seat.penalties) parts.push(el("div", {text: `penalties: ${seat.penalties}`}));
-  for (const t of timerFor(doc, seat.seat)) parts.push(el("div", {}, [el("span", {text: t.name + " "}), el("span", {class: "countdown", "data-deadline": t.deadline_s})]));
-  if (seat.flowers.length) parts.push(el("div", {class: "tiles flowers"}, seat.flowers.map((c) => tileEl(c))));
-  parts.push(el("div", {class: "tiles melds", id: `melds-${seat.seat}`}, seat.melds.map((m) => meldEl(m, seat.seat))));
+  const notes = [];
+  if (seat.penalties) notes.push(el("span", {class: "note", text: `penalties −${seat.penalties}`}));
+  if (seat.dead) notes.push(el("span", {class: "note", text: "dead hand"}));
+  if (doc.riichi && doc.riichi.riichi && doc.riichi.riichi[seat.seat]) notes.push(el("span", {class: "note", text: "riichi"}));
+  if (doc.sichuan && doc.sichuan.voids && doc.sichuan.voids[seat.seat]) notes.push(el("span", {class: "note", text: `void ${doc.sichuan.voids[seat.seat]}`}));
+  for (const t of timerList(doc).filter((x) => x.seat === seat.seat)) notes.push(el("span", {class: "note"}, [timerEl(t)]));
+  const plate = el("div", {class: "plate"}, [
+    el("div", {class: "who"}, [el("span", {class: "wind" + (doc.session.dealer === seat.seat ? " dealer" : ""), text: seat.wind, title: WIND_NAMES[seat.wind] + (doc.session.dealer === seat.seat ? " (dealer)" : "")}),
+      el("span", {class: "player", text: seat.player})]),
+    el("span", {class: "score", id: `score-${seat.seat}`, text: String(scoreOf(doc, seat))}),
+    ...notes]);
+  const rackParts = [];
   if ("concealed" in seat) {
-    parts.push(el("div", {class: "tiles concealed", id: `concealed-${seat.seat}`},
-      seat.concealed ? seat.concealed.map((c) => tileEl(c)) : [el("span", {text: `${seat.hand_size} tiles (not all known)`})]));
-    if (seat.waits && seat.waits.length) parts.push(el("div", {class: "waits", id: `waits-${seat.seat}`},
-      [el("span", {text: "waits: "})].concat(seat.waits.map((w) => el("span", {}, [tileEl(w.tile), el("span", {text: ` ${w.total} `})])))));
+    rackParts.push(el("div", {class: "hand concealed", id: `concealed-${seat.seat}`},
+      seat.concealed ? seat.concealed.map((c) => tileEl(c)) : Array.from({length: seat.hand_size}, () => tileEl(null))));
   } else {
-    parts.push(el("div", {class: "hand-size", text: `${seat.hand_size} tiles in hand`}));
+    rackParts.push(el("div", {class: "hand", id: `hand-${seat.seat}`, "data-size": String(seat.hand_size)},
+      Array.from({length: seat.hand_size}, () => tileEl(null))));
   }
-  parts.push(el("div", {class: "pond", id: `pond-${seat.seat}`}, seat.pond.map((p) => tileEl(p.tile, p.called ? "called" : ""))));
+  rackParts.push(el("div", {class: "melds", id: `melds-${seat.seat}`}, seat.melds.map((m) => meldEl(m, seat.seat))));
+  if (seat.flowers.length) rackParts.push(el("div", {class: "flowers"}, seat.flowers.map((c) => tileEl(c))));
+  const last = doc.last_discard && doc.last_discard.seat === seat.seat ? seat.pond.length - 1 : -1;
+  const area = el("div", {class: "area"}, [
+    el("div", {class: "pond", id: `pond-${seat.seat}`}, seat.pond.map((p, i) => tileEl(p.tile, (p.called ? "called" : "") + (i === last ? " last" : "")))),
+    el("div", {class: "rack"}, rackParts)]);
+  const parts = [plate, el("div", {class: "cell"}, [area])];
+  if (seat.waits && seat.waits.length) {
+    plate.append(el("div", {class: "waits", id: `waits-${seat.seat}`},
+      [el("span", {text: "waits"})].concat(seat.waits.map((w) => el("span", {}, [tileEl(w.tile), el("span", {text: ` ${w.total} `})])))));
+  }
   box.replaceChildren(...parts);
 }
 
@@ -189,48 +201,89 @@ function renderExtras(doc) {
   const parts = [];
   const r = doc.riichi;
   if (r) {
-    parts.push(el("div", {id: "dora"}, [el("span", {text: "dora indicators "}), ...(r.dora_indicators || []).map((c) => tileEl(c)),
-      ...((r.ura_indicators || []).length ? [el("span", {text: " ura "}), ...r.ura_indicators.map((c) => tileEl(c))] : [])]));
-    const inRiichi = (r.riichi || []).map((x, i) => (x ? doc.seats[i].player : null)).filter((x) => x);
-    parts.push(el("div", {text: `honba ${r.honba} · deposits ${r.deposits}` +
-      (r.points ? " · points " + r.points.join(" / ") : "") + (inRiichi.length ? " · riichi: " + inRiichi.join(", ") : "")}));
+    parts.push(el("span", {id: "dora"}, [el("span", {text: "dora"}), ...(r.dora_indicators || []).map((c) => tileEl(c)),
+      ...((r.ura_indicators || []).length ? [el("span", {text: " ura"}), ...r.ura_indicators.map((c) => tileEl(c))] : [])]));
+    parts.push(el("span", {text: `honba ${r.honba} · riichi sticks ${r.deposits}`}));
   }
   const sc = doc.sichuan;
-  if (sc) {
-    parts.push(el("div", {id: "voids", text: "定缺 voids: " + (sc.voids || []).map((v, i) => `${doc.seats[i].player} ${v || (sc.void_chosen && sc.void_chosen[i] ? "chosen" : "…")}`).join(" · ")}));
+  if (sc && !sc.revealed) {
+    const chosen = (sc.void_chosen || []).filter((x) => x).length;
+    parts.push(el("span", {id: "voids", text: `定缺 void suits: ${chosen} of 4 chosen`}));
   }
   document.getElementById("extras").replaceChildren(...parts);
 }
 
-function renderResult(r, doc) {
+// Who pays whom in one win: every seat that lost points pays the winner.
+function payLines(doc, payments, winner) {
+  const lines = [];
+  payments.forEach((p, s) => { if (p < 0) lines.push(el("span", {}, [el("b", {text: nameOf(doc, s)}), ` pays ${nameOf(doc, winner)} `, el("b", {text: String(-p)})])); });
+  return lines;
+}
+
+function renderResult(doc) {
   const box = document.getElementById("result");
-  if (!r) { box.replaceChildren(); return; }
-  const head = r.kind === "win" ? `win: ${r.winners.map((w) => doc.seats[w].player).join(", ")} · ${r.total} points`
-                                : "draw";
-  box.replaceChildren(el("h3", {text: head}),
-    el("ul", {}, (r.fans || []).map((f) => el("li", {text: `${f.name} ${f.points}${f.count > 1 ? " ×" + f.count : ""}`}))),
-    el("div", {text: "payments: " + r.payments.join(" / ")}),
-    ...Object.entries(r.hands || {}).map(([s, h]) => el("div", {text: `seat ${s}: ${h}`})));
+  const r = doc.result;
+  if (!r) { box.replaceChildren(); box.classList.add("hidden"); return; }
+  box.classList.remove("hidden");
+  const blocks = [];
+  if (r.kind === "win") {
+    const wins = r.wins && r.wins.length ? r.wins : r.winners.map((w) => ({winner: w, discarder: r.discarder, self_drawn: r.self_drawn,
+      fans: r.fans, total: r.total, payments: r.payments, hand: (r.hands || {})[String(w)] || ""}));
+    blocks.push(el("h2", {text: wins.length > 1 ? `${wins.length} winners` : `${nameOf(doc, wins[0].winner)} wins`}));
+    for (const w of wins) {
+      const how = w.self_drawn || w.discarder === null || w.discarder === undefined ? "self-drawn" : `on ${nameOf(doc, w.discarder)}'s discard`;
+      blocks.push(el("div", {class: "win-block", "data-winner": String(w.winner)}, [
+        el("h3", {text: `${nameOf(doc, w.winner)} · ${how}`}),
+        handEl(w.hand),
+        el("ul", {class: "fans"}, [...((w.fans || []).length ? [] : [el("li", {class: "plain", text: "plain win, no fan"})]), ...(w.fans || []).map((f) => el("li", {}, [el("span", {text: f.name + (f.count > 1 ? ` ×${f.count}` : "")}), el("span", {text: String(f.points * (f.count || 1))})])),
+          el("li", {class: "total"}, [el("span", {text: "total"}), el("span", {text: String(w.total)})])]),
+        el("div", {class: "payments"}, payLines(doc, w.payments, w.winner)),
+      ]));
+    }
+  } else {
+    blocks.push(el("h2", {text: r.kind === "draw" ? "Draw — nobody won" : "Hand stopped"}));
+    const moves = r.payments.map((p, s) => [p, s]).filter(([p]) => p !== 0);
+    if (moves.length) blocks.push(el("div", {class: "payments"}, moves.map(([p, s]) => el("span", {}, [el("b", {text: nameOf(doc, s)}), ` ${p > 0 ? "+" : "−"}${Math.abs(p)}`]))));
+    for (const [s, h] of Object.entries(r.hands || {})) blocks.push(el("div", {class: "win-block"}, [el("h3", {text: nameOf(doc, Number(s))}), handEl(h)]));
+  }
+  blocks.push(el("div", {class: "payments"}, doc.seats.map((x) => el("span", {}, [`${x.player} `, el("b", {text: String(scoreOf(doc, x))})]))));
+  box.replaceChildren(...blocks);
 }
 
 function renderLists(doc) {
-  const referee = !!(app.creds && app.ref);
-  document.getElementById("alerts").replaceChildren(...(doc.alerts || []).map((a) => el("li", {class: a.open ? "alert-open" : "", "data-id": a.id}, [
-    el("span", {text: `[${a.kind}] ${a.message} `}),
+  const referee = isReferee();
+  const alerts = doc.alerts || [];
+  const open = alerts.filter((a) => a.open).length;
+  const count = document.getElementById("alert-count");
+  count.textContent = String(open);
+  count.classList.toggle("hidden", open === 0);
+  document.getElementById("alerts").replaceChildren(...alerts.map((a) => el("li", {class: a.open ? "alert-open" : "", "data-id": a.id}, [
+    el("span", {text: `${a.kind.replace(/_/g, " ")}${a.message ? ": " + a.message : ""} `}),
     ...(referee && a.open ? [el("button", {text: "confirm", onclick: () => sendCommand({command: "confirm", alert_id: a.id})}),
                              el("button", {text: "reject", onclick: () => sendCommand({command: "reject", alert_id: a.id})})] : [])])));
   document.getElementById("infractions").replaceChildren(...(doc.infractions || []).map((i) => el("li", {"data-id": i.id}, [
-    el("span", {text: `seat ${i.seat} ${i.player || ""}: ${i.kind} ${i.points} (${i.status}) ${i.message || ""} `}),
+    el("span", {text: `${i.player || nameOf(doc, i.seat)}: ${i.kind.replace(/_/g, " ")} ${i.points} (${i.status}) ${i.message || ""} `}),
     ...(referee && i.status !== "waived" ? [el("button", {text: "waive", onclick: () => sendCommand({command: "waive_penalty", infraction_id: i.id})})] : []),
     ...(referee && i.status === "proposed" ? [el("button", {text: "confirm", onclick: () => sendCommand({command: "confirm_penalty", infraction_id: i.id})})] : [])])));
+}
+
+function renderSeatSelects(doc) {
+  for (const sel of document.querySelectorAll(".seat-select")) {
+    const keep = sel.value;
+    const names = doc.seats.map((x) => `${x.player} (${x.wind})`);
+    if (Array.from(sel.options).map((o) => o.text).join("|") === names.join("|")) continue;
+    sel.replaceChildren(...doc.seats.map((x) => el("option", {value: String(x.seat), text: `${x.player} (${x.wind})`})));
+    if (keep) sel.value = keep;
+  }
 }
 
 function tickCountdowns() {
   const now = Date.now() / 1000 + app.clockOffsetS;
   for (const e of document.querySelectorAll(".countdown[data-deadline]")) {
     const left = Math.max(0, Number(e.getAttribute("data-deadline")) - now);
-    e.textContent = left.toFixed(1) + " s";
-    e.classList.toggle("low", left < 3);
+    e.textContent = clock(left);
+    e.setAttribute("data-left", left.toFixed(1));
+    e.classList.toggle("low", left < 5 && !["session", "session_warning"].includes(e.getAttribute("data-timer")));
   }
 }
 
@@ -243,7 +296,7 @@ function sendCommand(fields) {
   document.getElementById("command-result").textContent = `sent ${fields.command} (${id})…`;
 }
 
-function showResult(doc) {
+function showCommandResult(doc) {
   const cmd = app.pending[doc.command_id];
   const name = cmd ? cmd.command : doc.command_id;
   const box = document.getElementById("command-result");
@@ -251,7 +304,14 @@ function showResult(doc) {
   box.setAttribute("data-ok", String(doc.ok));
 }
 
+function setDrawer(open) {
+  document.getElementById("drawer").classList.toggle("hidden", !open);
+  document.getElementById("referee-toggle").setAttribute("aria-expanded", String(open));
+}
+
 function wire() {
+  document.getElementById("referee-toggle").addEventListener("click", () => setDrawer(document.getElementById("drawer").classList.contains("hidden")));
+  document.getElementById("drawer-close").addEventListener("click", () => setDrawer(false));
   document.getElementById("login").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const user = document.getElementById("login-user").value.trim();
@@ -260,19 +320,19 @@ function wire() {
     document.getElementById("login-error").textContent = "";
     app.creds = {user, pass}; connect();
   });
-  document.getElementById("logout-btn").addEventListener("click", () => { app.creds = null; connect(); });
+  document.getElementById("logout-btn").addEventListener("click", () => { app.creds = null; app.ref = null; connect(); });
   document.getElementById("table-select").addEventListener("change", (ev) => chooseTable(ev.target.value));
   document.getElementById("cmd-pause").addEventListener("click", () => sendCommand({command: "pause"}));
   document.getElementById("cmd-resume").addEventListener("click", () => sendCommand({command: "resume"}));
   document.getElementById("cmd-end").addEventListener("click", () => { if (confirm("End the session?")) sendCommand({command: "end_session"}); });
   const num = (id) => Number(document.getElementById(id).value);
   document.getElementById("correct-form").addEventListener("submit", (ev) => { ev.preventDefault();
-    sendCommand({command: "correct_tile", seat: num("correct-seat"), position: num("correct-pos"), tile: document.getElementById("correct-tile").value.trim()}); });
+    sendCommand({command: "correct_tile", seat: num("correct-seat"), position: num("correct-pos") - 1, tile: document.getElementById("correct-tile").value.trim()}); });
   document.getElementById("penalty-form").addEventListener("submit", (ev) => { ev.preventDefault();
     sendCommand({command: "apply_penalty", seat: num("penalty-seat"), points: num("penalty-points")}); });
   document.getElementById("dead-form").addEventListener("submit", (ev) => { ev.preventDefault();
     sendCommand({command: "dead_hand", seat: num("dead-seat")}); });
-  setInterval(tickCountdowns, 100);
+  setInterval(tickCountdowns, 250);
 }
 
 async function start() {
@@ -280,9 +340,8 @@ async function start() {
   try {
     const r = await fetch("config.json", {cache: "no-store"});
     if (r.ok) Object.assign(app.config, await r.json());
-  } catch (e) { console.warn("no config.json; using defaults"); }
+  } catch (e) { console.warn("no config.json"); }
   const q = new URLSearchParams(location.search);
-  if (q.get("broker")) app.config.broker_ws = q.get("broker");
   app.table = q.get("table") || app.config.table || null;
   app.spectator = q.get("spectator") === "1" || app.config.spectator === true;
   if (app.table) app.tables.add(app.table);

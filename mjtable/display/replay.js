@@ -62,10 +62,13 @@ function render() {
       el("div", {class: "pond", id: `pond-${seat.seat}`}, seat.pond.map((p) => tileEl(p.tile, p.called ? "called" : ""))));
   }
   const ld = v.last_discard;
-  document.getElementById("last-discard").replaceChildren(...(ld ? [el("span", {text: `last discard (seat ${ld.seat}) `}), tileEl(ld.tile)] : []));
+  document.getElementById("last-discard").replaceChildren(...(ld ? [el("span", {text: `last discard (${v.seats[ld.seat].player}) `}), tileEl(ld.tile)] : []));
   const r = v.result;
-  document.getElementById("result").replaceChildren(...(r ? [el("h3", {id: "result-head", text: r.kind === "win" ? `win: seat ${r.winners.join(", ")} · ${r.total}` : "draw"}),
-    el("ul", {}, (r.fans || []).map((f) => el("li", {text: `${f.name} ${f.points}`})))] : []));
+  document.getElementById("result").replaceChildren(...(r ? [el("h3", {id: "result-head", text: r.kind === "win" ? `win: ${r.winners.map((w) => v.seats[w].player).join(", ")}` : "draw"}),
+    ...((r.wins && r.wins.length ? r.wins : []).map((w) => el("div", {class: "win"}, [
+      el("b", {text: `${v.seats[w.winner].player} · ${w.total} · `}),
+      el("span", {text: (w.fans || []).map((f) => `${f.name} ${f.points}`).join(", ") || "no fan"}),
+      el("div", {text: w.payments.map((p, s) => (p < 0 ? `${v.seats[s].player} pays ${v.seats[w.winner].player} ${-p}` : "")).filter((x) => x).join(" · ")})])))] : []));
   const img = document.getElementById("snapshot");
   if (s.snapshot) { img.src = s.snapshot; img.classList.remove("hidden"); } else { img.removeAttribute("src"); img.classList.add("hidden"); }
 }

@@ -18,6 +18,8 @@ public stream; rejections stay referee-only.  :meth:`TableChannel.publish_record
 
 When the public state first shows a hand result, a ``hand_result`` event with a deterministic id is emitted
 (the recorder builds game records from them); a state with ``phase`` in :data:`END_PHASES` emits ``game_end``.
+Both name the players per seat (``players``, the seating of the hand just played) and, when the state gives it,
+in registration order (``session_players``): records are kept per player, since seats rotate.
 Not thread-safe: one loop calls it.
 """
 
@@ -202,18 +204,21 @@ class TableChannel:
             if isinstance(inf, dict) and "id" in inf:
                 self._infractions[str(inf["id"])] = inf
         result = public.get("result")
-        players = [s["player"] for s in public["seats"]]
+        players = [s["player"] for s in public["seats"]]  # per seat, in the seating of the shown hand
+        registered = {"session_players": list(session["players"])} if "players" in session else {}
+        winds = [s.get("wind") for s in public["seats"]]
         if result is not None and hand_no not in self._reported_results:
             self._reported_results.add(hand_no)
             self.publish_event("hand_result", {
                 "rules": public["rules"], "hand_no": hand_no, "round_wind": session["round_wind"],
                 "dealer": session["dealer"], "hands_total": session["hands_total"], "players": players,
+                "winds": winds, **registered,
                 "result": result, "scores": [s["score"] for s in public["seats"]],
                 "penalties": [s["penalties"] for s in public["seats"]],
             }, event_id=f"{self.game_id}:hand{hand_no}:result")
         if public.get("phase") in END_PHASES and not self._ended:
             self._ended = True
-            self.publish_event("game_end", {"rules": public["rules"], "players": players,
+            self.publish_event("game_end", {"rules": public["rules"], "players": players, **registered,
                                             "scores": [s["score"] for s in public["seats"]],
                                             "hands_played": hand_no,
                                             "infractions": list(self._infractions.values())},

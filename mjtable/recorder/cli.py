@@ -42,7 +42,8 @@ from mjtable.records import (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--broker", default="127.0.0.1:1883", help="HOST:PORT or mqtt://HOST:PORT (TCP)")
+    parser.add_argument("--broker", default="127.0.0.1:1883",
+                        help="HOST[:PORT] or mqtt://HOST[:PORT] (TCP, port 1883 by default)")
     parser.add_argument("--db", required=True, help="sqlite:///path.db or postgresql://user@host/db")
     parser.add_argument("--username", default=None)
     parser.add_argument("--password-file", type=Path, default=None, help="file holding the broker password")
@@ -65,11 +66,15 @@ def _emit(doc: dict[str, Any]) -> None:
 
 
 def parse_broker(text: str) -> tuple[str, int]:
-    """``host:port`` or ``mqtt://host:port`` -> (host, port); raises ValueError."""
+    """``host``, ``host:port``, ``mqtt://host`` or ``mqtt://host:port`` -> (host, port); the port defaults to
+    1883 (MQTT over TCP); raises ValueError."""
     rest = text.removeprefix("mqtt://").rstrip("/")
-    host, _, port = rest.rpartition(":")
-    if not host or not port.isdigit():
-        raise ValueError(f"bad broker {text!r}: use HOST:PORT")
+    host, sep, port = rest.rpartition(":")
+    if not sep or (":" in host and not host.endswith("]")):  # no port given (or a bare IPv6 address)
+        host, port = rest, "1883"
+    host = host.removeprefix("[").removesuffix("]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536 or "/" in host or " " in host:
+        raise ValueError(f"bad broker {text!r}: use HOST, HOST:PORT or mqtt://HOST[:PORT]")
     return host, int(port)
 
 

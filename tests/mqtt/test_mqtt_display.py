@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shutil
 import tempfile
 import threading
@@ -124,9 +125,11 @@ def _text(driver: Any, css: str) -> str:
 
 
 def _seconds(driver: Any, css: str) -> float:
-    """A countdown's value ("87.3 s" -> 87.3), or -1 while it is not shown."""
-    text = _text(driver, css)
-    return float(text.split()[0]) if text.endswith(" s") else -1.0
+    """A countdown's value in seconds (it reads "1:27"; ``data-left`` keeps the tenths), or -1 while not shown."""
+    found = driver.find_elements(By.CSS_SELECTOR, css)
+    if not found or not re.fullmatch(r"\d+:\d\d", str(found[0].text)):
+        return -1.0
+    return float(found[0].get_attribute("data-left"))
 
 
 def _codes(driver: Any, css: str) -> list[str]:
@@ -167,7 +170,8 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
             first = _seconds(browser, "#timer-probe-1")
             assert 100 < first <= 120
             wait.until(lambda d: 0 < _seconds(d, "#timer-probe-1") < first)
-            # a wrong referee password is refused and the page stays public
+            # a wrong referee password is refused and the page stays public (the panel is one click away)
+            browser.find_element(By.ID, "referee-toggle").click()
             browser.find_element(By.ID, "login-user").send_keys("referee1")
             browser.find_element(By.ID, "login-pass").send_keys("wrong-password")
             browser.find_element(By.ID, "login-btn").click()

@@ -39,7 +39,7 @@ TILE = re.compile(r"^([0-9][mps]|[1-7]z|[1-8]f)$")
 EXPOSED = re.compile(
     r"^\$(\.data)?(\.result)?\.seats\[\d\]\.(flowers\[\d+\]|melds\[\d+\]\.tiles\[\d\]|pond\[\d+\]\.tile)$"
     r"|^\$(\.data)?\.last_discard\.tile$|^\$(\.data)?\.claim_window\.tile$"
-    r"|^\$(\.data)?\.result\.(hands\.\d|win_tile)$|^\$\.data\.tile$|^\$\.data\.tiles\[\d\]$"
+    r"|^\$(\.data)?\.result\.(hands\.\d|win_tile|wins\[\d\]\.(win_tile|hand))$|^\$\.data\.tile$|^\$\.data\.tiles\[\d\]$"
     r"|^\$\.riichi\.dora_indicators\[\d\]$")
 SHOWN_AT_THE_END = re.compile(r"^\$\.riichi\.ura_indicators\[\d\]$")
 

@@ -115,8 +115,8 @@ def test_score_sheet_and_standings() -> None:
         schemas.validate("game_record", r)
     sheet = list(csv.reader(io.StringIO(score_sheet_csv(records[0]))))
     assert sheet[0][:3] == ["table 桌", "game 局", "hand 盘序"]
-    assert sheet[1][7:12] == ["Ann", "E 东", "34", "0", "34"]  # winner: + 8*3 + 10 from the discarder
-    assert sheet[1][17:22] == ["Cy", "W 西", "0", "18", "-18"]
+    assert sheet[1][7:12] == ["Ann", "E 东 seat 0", "34", "0", "34"]  # winner: + 8*3 + 10 from the discarder
+    assert sheet[1][17:22] == ["Cy", "W 西 seat 2", "0", "18", "-18"]
     assert sheet[2][2] == "total 合计" and sheet[2][8] == "ranking 标准分 4"
     rows = standings(records)
     assert [(r["player"], r["ranking_points"]) for r in rows[:2]] == [("Ann", 5.5), ("Bo", 5.5)]

@@ -47,6 +47,10 @@ def test_load_replay_groups_hands_and_marks_calls_and_wins(journal: Path) -> Non
     assert len(rep.steps) == len(records)
     assert [h["result"] is not None for h in rep.hands] == [True, True]
     assert rep.hands[0]["first"] == 0 and rep.hands[1]["first"] == rep.hands[0]["last"] + 1
+    # one numbering (issue 17 pt 3): every step of the k-th hand reads "hand k", 1-based, as the display does
+    assert [h["hand_no"] for h in rep.hands] == [1, 2]
+    for h in rep.hands:
+        assert {s.view["session"]["hand_no"] for s in rep.steps[h["first"]:h["last"] + 1]} == {h["hand_no"]}
     assert any(s.mark in ("win", "result") for s in rep.steps)
     snap = [s for s in rep.steps if s.snapshot is not None]
     assert [s.event["id"] for s in snap] == [discard["id"]]

@@ -81,9 +81,13 @@ def _error(message: str, out: TextIO) -> int:
 def calibrate_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print ``{"image": ..., "calibration": {...}}`` or ``{"error": ..., "missing": [...]}``; returns exit code."""
     out = sys.stdout if out is None else out  # looked up per call: pytest and callers swap sys.stdout
-    raw = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    try:  # read the bytes ourselves: cv2.imread prints its own warning line on stderr for a missing file
+        data = np.frombuffer(Path(args.image).read_bytes(), dtype=np.uint8)
+    except OSError as exc:
+        return _error(f"cannot read image {args.image}: {exc.strerror or exc}", out)
+    raw = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if raw is None:
-        return _error(f"cannot read image {args.image}", out)
+        return _error(f"cannot read image {args.image}: not an image OpenCV can decode", out)
     try:
         cal = calibrate(np.asarray(raw, dtype=np.uint8), _geometry(args), hfov_deg=args.hfov)
     except CalibrationError as exc:
