@@ -150,10 +150,10 @@ def offer(broker: LocalMosquitto, *, generators: int, tables: int, rate: float, 
 class RecorderProc:
     """``mjtable recorder --share-group`` as a child process; reads its JSON lines."""
 
-    def __init__(self, broker: LocalMosquitto, db: str, name: str, batch: int) -> None:
+    def __init__(self, broker: LocalMosquitto, db: str, name: str, batch: int, mqtt_version: str) -> None:
         self.argv = [sys.executable, "-m", "mjtable.cli", "recorder", "--broker", f"{broker.host}:{broker.port}",
                      "--db", db, "--client-id", name, "--share-group", SHARE_GROUP, "--batch", str(batch),
-                     "--stats-every-s", "0.2"]
+                     "--stats-every-s", "0.2", "--mqtt-version", mqtt_version]
         self.connected = threading.Event()
         self.proc: subprocess.Popen[str] | None = None
 
@@ -225,8 +225,8 @@ def one_config(kind: str, db: str, n_rec: int, args: argparse.Namespace) -> dict
 def _measure(kind: str, db: str, broker: LocalMosquitto, n_rec: int, args: argparse.Namespace) -> dict[str, Any]:
     tag = f"{kind[:2]}{n_rec}"
     store = SqlEventStore(db)
-    recs = [RecorderProc(broker, db, f"bench-{tag}-{i}", args.batch) for i in range(n_rec)]
-    out: dict[str, Any] = {"store": kind, "recorders": n_rec}
+    recs = [RecorderProc(broker, db, f"bench-{tag}-{i}", args.batch, args.mqtt_version) for i in range(n_rec)]
+    out: dict[str, Any] = {"store": kind, "recorders": n_rec, "mqtt_version": args.mqtt_version}
     try:
         _start_all(recs)
         # live load
@@ -278,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--generators", type=int, default=3)
     ap.add_argument("--tables", type=int, default=200)
     ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--mqtt-version", choices=("5", "3.1.1"), default="5", help="the recorders' MQTT version")
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.recorders.split(",")]
     stores = args.stores.split(",")
