@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from mjtable.broker import LocalMosquitto
 from mjtable.mqtt.acl import RosterEntry, render_acl
 from mjtable.mqtt.bridge import bridge_acl_rules, bridge_state_topic, bridge_watch_acl_rules, room_bridge_config
 from mjtable.mqtt.channel import TableChannel, status_message
 from mjtable.mqtt.publisher import PahoPublisher
-from mjtable.mqtt.topics import TableTopics
+from mjtable.mqtt.topics import TableTopics, TopicError
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
 from tests.mqtt.mqtt_helpers import Collector, sample_public
@@ -109,3 +111,20 @@ def test_rooms_bridged_to_a_venue_broker(tmp_path: Path) -> None:
         for b in rooms.values():
             b.close()
         venue.close()
+
+
+def test_bridge_config_refuses_what_would_lose_or_leak() -> None:
+    conf = room_bridge_config("east", "venue.lan", 8883, tables=["E1"], username="bridge-east", password="s3cret",
+                              cafile="/etc/mosquitto/certs/ca.crt")
+    lines = conf.splitlines()
+    assert "cleansession false" in lines and "bridge_cafile /etc/mosquitto/certs/ca.crt" in lines
+    assert "topic mjtable/v1/table/E1/referee/command in 1" in lines
+    assert not any(line.endswith("referee/command out 1") for line in lines)  # commands never go back out
+    assert "topic mjtable/v1/table/E2/events out 1" not in lines
+    for bad in ({"qos": 0}, {"password": "two words"}):
+        with pytest.raises(ValueError):
+            room_bridge_config("east", "venue.lan", 8883, username="u", **bad)
+    with pytest.raises(ValueError, match="room id"):
+        room_bridge_config("east/#", "venue.lan", 8883)
+    with pytest.raises(TopicError):
+        bridge_acl_rules("u", "east", ["E1/#"])
