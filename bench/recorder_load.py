@@ -18,7 +18,9 @@ publish time), and 1-4 ``mjtable recorder`` processes sharing the tables through
   persistent sessions), then the recorders start and drain it: stored events/s with the generators out of the
   way is the recorders' ceiling.
 
-SQLite with one recorder is the anchor of the same run.  Target (issue 20): >= 5,000 events/s stored with 0
+Before the MQTT runs, each store alone takes ``--store-events`` envelopes through ``add_events`` (the writer
+thread's call) in batches of ``--batch``: the store's own ceiling.  SQLite with one recorder is the anchor of
+the same run.  Target (issue 20): >= 5,000 events/s stored with 0
 loss (a 200-table venue at 10 events/s per table is 2,000).  Prints one JSON line per configuration and a
 final summary line; exit code 0 when some PostgreSQL configuration met the target.
 """
@@ -150,10 +152,10 @@ def offer(broker: LocalMosquitto, *, generators: int, tables: int, rate: float, 
 class RecorderProc:
     """``mjtable recorder --share-group`` as a child process; reads its JSON lines."""
 
-    def __init__(self, broker: LocalMosquitto, db: str, name: str, batch: int) -> None:
+    def __init__(self, broker: LocalMosquitto, db: str, name: str, batch: int, mqtt_version: str) -> None:
         self.argv = [sys.executable, "-m", "mjtable.cli", "recorder", "--broker", f"{broker.host}:{broker.port}",
                      "--db", db, "--client-id", name, "--share-group", SHARE_GROUP, "--batch", str(batch),
-                     "--stats-every-s", "0.2"]
+                     "--stats-every-s", "0.2", "--mqtt-version", mqtt_version]
         self.connected = threading.Event()
         self.proc: subprocess.Popen[str] | None = None
 
@@ -225,8 +227,8 @@ def one_config(kind: str, db: str, n_rec: int, args: argparse.Namespace) -> dict
 def _measure(kind: str, db: str, broker: LocalMosquitto, n_rec: int, args: argparse.Namespace) -> dict[str, Any]:
     tag = f"{kind[:2]}{n_rec}"
     store = SqlEventStore(db)
-    recs = [RecorderProc(broker, db, f"bench-{tag}-{i}", args.batch) for i in range(n_rec)]
-    out: dict[str, Any] = {"store": kind, "recorders": n_rec}
+    recs = [RecorderProc(broker, db, f"bench-{tag}-{i}", args.batch, args.mqtt_version) for i in range(n_rec)]
+    out: dict[str, Any] = {"store": kind, "recorders": n_rec, "mqtt_version": args.mqtt_version}
     try:
         _start_all(recs)
         # live load
@@ -268,6 +270,28 @@ def _measure(kind: str, db: str, broker: LocalMosquitto, n_rec: int, args: argpa
     return out
 
 
+def store_ceiling(kind: str, db: str, events: int, batch: int) -> dict[str, Any]:
+    """The store alone (no MQTT): ``events`` envelopes through ``add_events`` in batches, one writer thread, as
+    the recorder's writer does; then the same again (all duplicates)."""
+    store = SqlEventStore(db, stored_by="bench")
+    docs = [{"schema": "mjtable.event/1", "table": f"V{i % 200:03d}", "game": f"V{i % 200:03d}-store",
+             "id": f"V{i % 200:03d}-store:{i}", "seq": i, "ts_s": time.time(), "type": "discard",
+             "data": {"seat": i % 4, "tile": "5p"}} for i in range(events)]
+    try:
+        out: dict[str, Any] = {"bench": "recorder_load", "store_only": True, "store": kind, "events": events,
+                               "batch": batch}
+        for label in ("new", "duplicate"):
+            t0 = time.perf_counter()
+            new = sum(store.add_events(docs[i:i + batch]) for i in range(0, events, batch))
+            dt = time.perf_counter() - t0
+            out[f"{label}_events_s"] = round(events / dt, 1)
+            out[f"{label}_stored"] = new
+        out["load_avg_1min"] = round(os.getloadavg()[0], 2)
+        return out
+    finally:
+        store.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rate", type=float, default=TARGET_EVENTS_S, help="offered events/s in the live run")
@@ -278,12 +302,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--generators", type=int, default=3)
     ap.add_argument("--tables", type=int, default=200)
     ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--mqtt-version", choices=("5", "3.1.1"), default="5", help="the recorders' MQTT version")
+    ap.add_argument("--store-events", type=int, default=50000, help="events for the store-only ceiling (0: skip)")
     args = ap.parse_args(argv)
-    counts = [int(x) for x in args.recorders.split(",")]
+    counts = [int(x) for x in args.recorders.split(",") if x]
     stores = args.stores.split(",")
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="mjt-bench-rec-") as tmp, LocalPostgres() as pg:
         for kind in stores:
+            if args.store_events > 0:
+                db = (f"sqlite:///{Path(tmp) / f'{kind}-store.db'}" if kind == "sqlite"
+                      else pg.create_database("bench_store"))
+                print(json.dumps(store_ceiling(kind, db, args.store_events, args.batch)), flush=True)
             for n in counts:
                 db = (f"sqlite:///{Path(tmp) / f'{kind}-{n}.db'}" if kind == "sqlite"
                       else pg.create_database(f"bench_{n}"))
@@ -291,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(row), flush=True)
                 rows.append(row)
     anchor = next((r for r in rows if r["store"] == "sqlite" and r["recorders"] == 1), None)
+    if not rows:
+        return 0
     best_pg = max((r for r in rows if r["store"] == "postgresql"), key=lambda r: r.get("ceiling_events_s", 0),
                   default=None)
     summary = {"bench": "recorder_load", "summary": True, "target_events_s": TARGET_EVENTS_S, "rate": args.rate,

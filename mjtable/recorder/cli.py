@@ -53,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share the tables with other recorders ($share/GROUP/...; MQTT 5)")
     parser.add_argument("--batch", type=int, default=500, metavar="N",
                         help="most events per database transaction (0: one insert per message)")
+    parser.add_argument("--mqtt-version", choices=("5", "3.1.1"), default="5",
+                        help="MQTT version (3.1.1 costs less CPU per message; mosquitto accepts $share from it)")
     parser.add_argument("--export", type=Path, default=None, metavar="DIR",
                         help="write game records, score sheets and standings from the database, then exit")
     parser.add_argument("--import-journal", type=Path, action="append", default=[], metavar="JOURNAL",
@@ -156,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         rec = Recorder(store, host, port, client_id=args.client_id, username=args.username, password=password,
-                       share_group=args.share_group, batch_max=max(0, args.batch)).start()
+                       share_group=args.share_group, batch_max=max(0, args.batch),
+                       mqtt_version=args.mqtt_version).start()
     except ValueError as exc:
         _emit({"event": "error", "error": str(exc)})
         return 2

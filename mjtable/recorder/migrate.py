@@ -59,8 +59,19 @@ _CREATE = ("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMAR
            "applied_s DOUBLE PRECISION NOT NULL)")
 
 
-def migrate(conn: Any, dialect: str) -> list[int]:
+def applied_versions(conn: Any) -> set[int] | None:
+    """The versions in ``schema_migrations`` (None when the table does not exist or cannot be read)."""
+    try:
+        return {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations").fetchall()}
+    except Exception:
+        return None
+
+
+def migrate(conn: Any, dialect: str, *, read_only: bool = False) -> list[int]:
     """Bring the schema up to date; returns the versions applied now (empty when it already was).
+
+    A database that is already up to date is only read (no DDL, no lock), so a reader whose user may only
+    ``SELECT`` can open it.  ``read_only``: never change the schema; MigrationError if it is not up to date.
 
     Args:
         conn: an open ``sqlite3`` connection (autocommit, ``isolation_level=None``) or a ``psycopg`` connection
@@ -69,6 +80,17 @@ def migrate(conn: Any, dialect: str) -> list[int]:
     """
     ph = "?" if dialect == "sqlite" else "%s"
     wanted = migrations()
+    have = applied_versions(conn)
+    if have is not None:
+        unknown = have - {m.version for m in wanted}
+        if unknown:
+            raise MigrationError(f"the database has schema version(s) {sorted(unknown)} that this mjtable does not "
+                                 "know: it was written by a newer version; upgrade mjtable")
+        if have >= {m.version for m in wanted}:
+            return []
+    if read_only:
+        raise MigrationError(f"the database schema is not up to date (has {sorted(have or [])}, needs "
+                             f"{[m.version for m in wanted]}): run the recorder once to migrate it")
     if dialect == "sqlite":
         conn.execute("BEGIN IMMEDIATE")
         try:

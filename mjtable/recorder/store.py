@@ -114,9 +114,11 @@ class SqlEventStore:
         url: ``sqlite:///relative.db``, ``sqlite:////abs/path.db``, a plain file path, ``:memory:``, or
             ``postgresql://user[:password]@host:port/db``.
         stored_by: this recorder's name, written beside each event it stores first (several recorders).
+        read_only: never migrate (readers such as ``mjtable standings``, whose database user may only SELECT);
+            StoreError if the schema is not up to date.
     """
 
-    def __init__(self, url: str, *, stored_by: str | None = None) -> None:
+    def __init__(self, url: str, *, stored_by: str | None = None, read_only: bool = False) -> None:
         self.url = url
         self.stored_by = stored_by
         self._lock = threading.Lock()
@@ -135,7 +137,7 @@ class SqlEventStore:
                 Path(self._path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = self._connect()
         try:
-            self.migrated = migrate(self._conn, self.dialect)
+            self.migrated = migrate(self._conn, self.dialect, read_only=read_only)
         except MigrationError as exc:
             self._conn.close()
             raise StoreError(str(exc)) from exc

@@ -53,7 +53,7 @@ def report_from(store: SqlEventStore, riichi: RiichiSettings) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        store = SqlEventStore(args.db)
+        store = SqlEventStore(args.db, read_only=True)
     except (StoreError, OSError) as exc:
         _emit({"event": "error", "error": str(exc)})
         return 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,26 @@ def test_the_test_cluster_runs_unprivileged_on_loopback(postgres_url: str) -> No
     # initdb and the server never run as root, even when the tests do
     assert listen is not None and listen[0] == "127.0.0.1"
     assert data_dir is not None and Path(data_dir[0]).stat().st_uid != 0
+
+
+def test_a_select_only_reader_opens_a_migrated_database(postgres_url: str) -> None:
+    with pytest.raises(StoreError, match="not up to date"):
+        SqlEventStore(postgres_url, read_only=True)  # nothing migrated yet: a reader does not create tables
+    writer = SqlEventStore(postgres_url)
+    writer.add_event(_ev(1))
+    writer.close()
+    role = f"organiser_{uuid.uuid4().hex[:8]}"  # roles are cluster-wide: one of its own per test
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+    reader_url = postgres_url.replace("postgresql://mjt@", f"postgresql://{role}@")
+    reader = SqlEventStore(reader_url, read_only=True)
+    try:
+        assert reader.migrated == [] and [e["id"] for e in reader.events()] == ["g1:1"]
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            reader.add_event(_ev(2))
+    finally:
+        reader.close()
+    again = SqlEventStore(reader_url)  # up to date: even a writer's open only reads the versions
+    assert again.migrated == []
+    again.close()
