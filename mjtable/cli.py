@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("mjtable.service", "run the table service from a config file"),
     "demo": ("mjtable.demo", "a full simulated session: MCU sim, camera sim, bots, local mosquitto"),
     "doctor": ("mjtable.doctor", "check this machine's hardware, broker and config"),
+    "journal": ("controller.journal_tool", "check an engine journal, or repair it keeping every good record"),
 }
 
 
