@@ -239,7 +239,8 @@ function sendCommand(fields) {
   const id = `${app.creds.user}-${Date.now()}-${++app.cmdCounter}`.replace(/[^A-Za-z0-9_.:-]/g, "_");
   const doc = Object.assign({schema: "mjtable.command/1", id, referee: app.creds.user}, fields);
   app.pending[id] = doc;
-  app.client.publish(topic("referee/command"), JSON.stringify(doc), 1, false);
+  // under the referee's own user name: the broker ACL allows only that, and the table takes the referee from it
+  app.client.publish(topic(`referee/command/${app.creds.user}`), JSON.stringify(doc), 1, false);
   document.getElementById("command-result").textContent = `sent ${fields.command} (${id})…`;
 }
 

@@ -23,8 +23,10 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from mjtable.recorder.recorder import Recorder
+from mjtable.recorder.rejected import RejectedLog
 from mjtable.recorder.store import SqlEventStore, StoreError
 from mjtable.records import (
     game_records_from_events,
@@ -42,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--password-file", type=Path, default=None, help="file holding the broker password")
     parser.add_argument("--client-id", default="mjtable-recorder", help="fixed id of the persistent session")
     parser.add_argument("--stats-every-s", type=float, default=60.0)
+    parser.add_argument("--rejected-log", type=Path, default=None, metavar="FILE",
+                        help="where poison messages are set aside (JSON lines; default: next to a SQLite --db, "
+                             "else ./recorder-rejected.jsonl)")
     parser.add_argument("--export", type=Path, default=None, metavar="DIR",
                         help="write game records, score sheets and standings from the database, then exit")
     parser.add_argument("--import-journal", type=Path, action="append", default=[], metavar="JOURNAL",
@@ -61,6 +66,22 @@ def parse_broker(text: str) -> tuple[str, int]:
     if not host or not port.isdigit():
         raise ValueError(f"bad broker {text!r}: use HOST:PORT")
     return host, int(port)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (``postgresql://user:secret@host/db``)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def default_rejected_log(db: str) -> Path:
+    """Next to a SQLite database (``<db>.rejected.jsonl``), else ``./recorder-rejected.jsonl``."""
+    if db.startswith(("postgresql://", "postgres://")) or db == ":memory:":
+        return Path("recorder-rejected.jsonl")
+    return Path(db.removeprefix("sqlite:///") + ".rejected.jsonl")
 
 
 def export(store: SqlEventStore, out: Path) -> dict[str, Any]:
@@ -121,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = SqlEventStore(args.db)
     except (StoreError, OSError) as exc:
-        _emit({"event": "error", "error": str(exc)})
+        secret = urlsplit(args.db).password
+        _emit({"event": "error", "error": str(exc).replace(secret, "***") if secret else str(exc)})
         return 2
     if args.import_journal:
         result = import_journals(store, args.import_journal)
@@ -139,15 +161,16 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         _emit({"event": "error", "error": str(exc)})
         return 2
-    rec = Recorder(store, host, port, client_id=args.client_id, username=args.username, password=password).start()
+    rec = Recorder(store, host, port, client_id=args.client_id, username=args.username, password=password,
+                   rejected=RejectedLog(args.rejected_log or default_rejected_log(args.db))).start()
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    _emit({"event": "recorder_started", "broker": f"{host}:{port}", "db": args.db, "client_id": args.client_id})
+    _emit({"event": "recorder_started", "broker": f"{host}:{port}", "db": redact_url(args.db),
+           "client_id": args.client_id})
     while not stop.wait(args.stats_every_s):
-        _emit({"event": "recorder_stats", "stored": rec.stored, "duplicates": rec.duplicates,
-               "rejected": rec.rejected, "connected": rec.wait_connected(0)})
+        _emit({"event": "recorder_stats", **rec.stats(), "connected": rec.wait_connected(0)})
     rec.stop()
     store.close()
-    _emit({"event": "recorder_stopped", "stored": rec.stored, "duplicates": rec.duplicates, "rejected": rec.rejected})
+    _emit({"event": "recorder_stopped", **rec.stats()})
     return 0
