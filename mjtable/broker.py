@@ -71,6 +71,7 @@ class LocalMosquitto:
         passwords: user -> password; when given, anonymous access is off and an ACL may be set.
         acl: ACL file text (mosquitto syntax), used only with ``passwords``.
         persistence: keep retained messages and sessions across restarts of this object (same directory).
+        autosave_s: with persistence, how often the broker saves, seconds (what a SIGKILL loses).
         workdir: directory for config, data and log (a temporary one when None).
     """
 
@@ -81,6 +82,7 @@ class LocalMosquitto:
     persistence: bool = False
     workdir: Path | None = None
     extra_config: str = ""
+    autosave_s: int = 1
     _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
     _log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES), init=False, repr=False)
@@ -114,7 +116,8 @@ class LocalMosquitto:
         if os.geteuid() == 0:
             lines.append("user root")
         if self.persistence:
-            lines += ["persistence true", f"persistence_location {self.workdir}/", "autosave_interval 1"]
+            lines += ["persistence true", f"persistence_location {self.workdir}/",
+                      f"autosave_interval {self.autosave_s}"]
         else:
             lines.append("persistence false")
         if self.passwords:
@@ -180,6 +183,13 @@ class LocalMosquitto:
         if self._proc.stdout:
             self._proc.stdout.close()
         self._proc = None
+
+    def kill(self) -> None:
+        """SIGKILL the broker (a crash: what it had not saved yet is lost); ``start`` brings it back."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait(10)
+        self.stop()
 
     def restart(self) -> None:
         """Stop and start again on the same ports and config (a broker outage)."""

@@ -73,8 +73,9 @@ class DemoReferee:
             if key not in self._acted:
                 self._acted.add(key)
                 await asyncio.sleep(self.resume_after_s)
-                if self.service.state.paused:
-                    self.command("resume", key, reason="table fault cleared (demo referee)")
+                if self.service.state.paused:  # a table fault is cleared at the MCU (CLEAR_FAULT), then resumed
+                    fault = any(a.open and a.kind == "mcu_fault" for a in self.service.state.alerts)
+                    self.command("clear_fault" if fault else "resume", key, reason="table fault cleared (demo referee)")
             return
         for alert in st.alerts:
             if not alert.open or alert.id in self._acted or not alert.kind.startswith("camera_"):

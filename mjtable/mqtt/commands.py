@@ -30,7 +30,7 @@ LOGGER = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 4096
 COMMANDS = ("pause", "resume", "correct_tile", "confirm", "reject", "apply_penalty", "waive_penalty",
-            "confirm_penalty", "dead_hand", "end_session")
+            "confirm_penalty", "dead_hand", "end_session", "clear_fault")
 
 
 @dataclass(frozen=True, slots=True)

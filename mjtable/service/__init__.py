@@ -29,13 +29,14 @@ from hw.factory import open_backend
 from hw.panel import TablePanel
 from mjtable.config import LOG_LEVELS, Config, ConfigError, load_config
 from mjtable.mqtt.channel import TableChannel, status_message
+from mjtable.mqtt.commands import Command
 from mjtable.mqtt.delay import SpectatorDelayQueue
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher, Publisher
 from mjtable.mqtt.topics import TableTopics
 from mjtable.service.health import Health
 from mjtable.service.logs import setup_logging
-from mjtable.service.mcu import McuPart, WallReader, serial_link_factory
+from mjtable.service.mcu import LinkFactory, McuPart, WallReader, serial_link_factory
 from mjtable.service.notify import Notifier, SystemdNotifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart, ObservationSource
 from mjtable.service.runner import TableService
@@ -57,6 +58,7 @@ class Injected:
     observations: Callable[[], ObservationSource] | None = None
     link_timing: LinkTiming | None = None
     publisher: Publisher | None = None
+    mcu_link: LinkFactory | None = None
     session_extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -86,8 +88,9 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
     def phase() -> str:
         return service_ref[0].phase()
 
-    mcu = McuPart(serial_link_factory(cfg.serial.port, cfg.serial.baud, inj.link_timing) if cfg.serial.port
-                  else None, emit, health, describe=cfg.serial.port, wall_reader=inj.wall_reader)
+    link = inj.mcu_link or (serial_link_factory(cfg.serial.port, cfg.serial.baud, inj.link_timing) if cfg.serial.port
+                            else None)
+    mcu = McuPart(link, emit, health, describe=cfg.serial.port, wall_reader=inj.wall_reader)
 
     open_panel: Callable[[], TablePanel] | None = None
     if inj.gpio_backend is not None:
@@ -117,13 +120,16 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
 
     topics = TableTopics(cfg.table.id)
     publisher = inj.publisher
+    ledger: Outbox | None = None
     if publisher is None:
         password = Path(cfg.mqtt.password_file).read_text().strip() if cfg.mqtt.password_file else None
-        publisher = PahoPublisher(
-            cfg.mqtt.host, cfg.mqtt.port, f"mjtable-{cfg.table.id}",
-            outbox=Outbox(cfg.table.data_dir / f"{cfg.table.id}.outbox.sqlite"),
+        ledger = Outbox(cfg.table.data_dir / f"{cfg.table.id}.outbox.sqlite")
+        paho = PahoPublisher(
+            cfg.mqtt.host, cfg.mqtt.port, f"mjtable-{cfg.table.id}", outbox=ledger,
             will=status_message(topics, "offline"), online=status_message(topics, "online"),
-            username=cfg.mqtt.username or None, password=password).start()
+            username=cfg.mqtt.username or None, password=password)
+        paho.follow_recorder(topics.recorder_ack)  # events stay in the outbox until the recorder has them
+        publisher = paho.start()
     game_id = f"{cfg.table.id}-{int(table.state.session.start_s)}"
     journal_path = cfg.journal_path
 
@@ -137,12 +143,15 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
         if cfg.mqtt.spectator_delay_s > 0 else None
     channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id, validate=cfg.mqtt.validate,
                            spectator_delay_s=cfg.mqtt.spectator_delay_s, delay_queue=delay_queue,
-                           record_events=record_events)
+                           record_events=record_events, ledger=ledger)
 
     def emit_json(obj: dict[str, Any], done: Callable[[str | None], None]) -> None:
         service_ref[0].emit_json(obj, done)
 
-    mqtt = MqttPart(publisher, channel, emit_json, health, inj.clock)
+    def clear_fault(cmd: Command, answer: Callable[[str | None], None]) -> None:
+        service_ref[0].clear_fault(cmd.id, cmd.referee, answer)
+
+    mqtt = MqttPart(publisher, channel, emit_json, health, inj.clock, clear_fault=clear_fault)
 
     service = TableService(table, mcu=mcu, gpio=gpio, camera=camera, mqtt=mqtt, health=health, notifier=notifier,
                            clock=inj.clock)

@@ -131,6 +131,16 @@ class McuPart:
         self._reported_boots.add(boot)
         self._emit(McuFault, code="mcu_reset", message=message)
 
+    async def clear_fault(self) -> None:
+        """Send CLEAR_FAULT to the table (the referee fixed a jam, a miscount, a stuck lift ...): through the
+        link's ``clear_fault`` (``firmware_bridge.port.TablePort``; any link the service uses implements it).
+        Raises ``BridgeError`` (e.g. ``McuNackError`` FAULT_ACTIVE: still too hot, or a CRITICAL fault that needs
+        RESET) or when no link is up."""
+        link = self.link
+        if link is None:
+            raise BridgeError("the table MCU is not connected")
+        await link.clear_fault()
+
     def busy(self, name: str) -> bool:
         """Whether an engine command of this name is still running (e.g. a build)."""
         return self.in_flight.get(name, 0) > 0

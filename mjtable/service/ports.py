@@ -88,6 +88,14 @@ class ServicePublisher:
                 self.channel.publish_event(kind, data, event_id=f"{self.channel.game_id}:{seq}:{k}", ts_s=ts_s)
             except Exception:  # a schema/guard refusal must never stop the referee
                 LOGGER.exception("publishing %s at seq %d failed", kind, seq)
+        ledger = self.channel.ledger
+        if ledger is not None:  # what a resumed service must publish again starts after this journal seq
+            ledger.set_meta(published_key(self.channel.game_id), str(seq))
+
+
+def published_key(game_id: str) -> str:
+    """The outbox ``meta`` key holding the last journal seq whose public events are in the outbox."""
+    return f"published_n:{game_id}"
 
 
 class InboxTimers:
