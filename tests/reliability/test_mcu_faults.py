@@ -25,17 +25,10 @@ from mjtable.config import parse_config
 from mjtable.mqtt.fake import FakePublisher, MemoryBroker
 from mjtable.mqtt.topics import TableTopics
 from mjtable.service import Injected, TableService, build_service
-from mjtable.service.notify import Notifier
+from mjtable.service.notify import RecordingNotifier
 
 FACES = tuple(t for t in (f"{n}{s}" for s in "mps" for n in range(1, 10)) for _ in range(4)) + tuple(
     f"{n}z" for n in range(1, 8) for _ in range(4)) + tuple(f"{n}f" for n in range(1, 9))
-
-
-class QuietNotifier(Notifier):
-    watchdog_interval_s = 60.0
-
-    def send(self, **fields: str) -> None:
-        pass
 
 
 class Rig:
@@ -46,7 +39,7 @@ class Rig:
         cfg = parse_config({"table": {"id": "F1", "data_dir": str(tmp / "data"), "rules": "mcr-2006"},
                             "serial": {"port": ""}, "camera": {"source": "none"}, "gpio": {"backend": "none"}})
         self.service: TableService = build_service(cfg, Injected(
-            notifier=QuietNotifier(), publisher=FakePublisher(self.broker, "table-F1"), mcu_link=self.link,
+            notifier=RecordingNotifier(60.0), publisher=FakePublisher(self.broker, "table-F1"), mcu_link=self.link,
             wall_reader=lambda build_id: FACES, link_timing=LinkTiming(connect_timeout_s=5.0)))
         self.referee = FakePublisher(self.broker, "referee1")
         self.topics = TableTopics("F1")
