@@ -27,7 +27,7 @@ from firmware_bridge.session import LinkTiming
 from hw.backend import PinBackend
 from hw.factory import open_backend
 from hw.panel import TablePanel
-from mjtable.config import LOG_LEVELS, Config, ConfigError, load_config
+from mjtable.config import LOG_LEVELS, Config, ConfigError
 from mjtable.mqtt.channel import TableChannel, status_message
 from mjtable.mqtt.commands import Command
 from mjtable.mqtt.delay import SpectatorDelayQueue
@@ -177,8 +177,10 @@ async def serve(service: TableService) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mjtable.config_check import load_checked
+
     try:
-        cfg = load_config(args.config)
+        cfg = load_checked(args.config)  # the same validation as ``mjtable doctor``
     except ConfigError as exc:
         print(json.dumps({"level": "error", "msg": str(exc)}), file=sys.stderr)
         return 2
@@ -188,6 +190,9 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         LOGGER.error("cannot resume the journal %s: %s", cfg.journal_path, exc)
         return 1
+    except OSError as exc:  # the file system changed since the check (a full disk, a vanished mount)
+        LOGGER.error("cannot start: %s", exc)
+        return 2
     try:
         asyncio.run(serve(service))
     except Exception:
