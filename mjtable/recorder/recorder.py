@@ -232,8 +232,9 @@ class Recorder:
             progress = self._progress.get(key)
         if progress is None:
             progress = _Progress()
-            for ev in self.store.events(table=table, game=game):  # what earlier runs stored
+            for ev in self.store.events(table=table, game=game):  # what earlier runs (and this message) stored
                 progress.add(int(ev.get("seq") or 0))
+            self.missing_seen += progress.missing  # holes below what is stored: counted once they are seen
             with self._plock:
                 progress = self._progress.setdefault(key, progress)
         with self._plock:

@@ -27,8 +27,7 @@ from typing import Any
 from controller.engine.effects import Effect, McuCommand, Rejected, SetLed
 from controller.engine.events import ClockTick, Event, event_from_json
 from controller.engine.state import GameState, Phase
-from controller.engine.step import step
-from controller.journal import JournaledTable, fold
+from controller.journal import JournaledTable
 from controller.shell import EngineShell
 from firmware_bridge.events import BridgeError
 from mjtable.service.events_out import public_event
@@ -36,7 +35,13 @@ from mjtable.service.health import Health
 from mjtable.service.mcu import McuPart
 from mjtable.service.notify import Notifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart
-from mjtable.service.ports import InboxTimers, ServiceIndicators, ServiceMcuPort, ServicePublisher, published_key
+from mjtable.service.ports import (
+    InboxTimers,
+    ServiceIndicators,
+    ServiceMcuPort,
+    ServicePublisher,
+    republish_unconfirmed,
+)
 
 LOGGER = logging.getLogger(__name__)
 
@@ -210,31 +215,10 @@ class TableService:
                 self.gpio.set_led(e.seat, e.on)
 
     def _republish_unconfirmed(self) -> None:
-        """Publish the public events of the journaled events whose publication the outbox never recorded (a
-        SIGKILL between the journal's fsync and the outbox, issue 19.3).  Ids are deterministic and the outbox
-        ledger drops ids already published, so nothing is sent twice under two seqs.  Without a mark (an outbox
-        from before this) the last accepted event is checked."""
-        channel = self.publisher.channel
-        if channel is None or channel.ledger is None:
-            return
-        mark = channel.ledger.get_meta(published_key(channel.game_id))
-        records = [r for r in self.table.journal.records if r.rec == "event"]
-        if not records:
-            return
-        after = int(mark) if mark is not None else records[-1].n - 1
-        todo = [r for r in records if r.n > after]
-        if not todo:
-            return
-        before = fold([event_from_json(r.event) for r in records if r.n < todo[0].n]) if todo[0].n > 1 else None
-        for r in todo:
-            ev = event_from_json(r.event)
-            if before is not None:
-                self.publisher.publish_events(public_event(ev, (), before), r.n, ev.at_s)
-                before = step(before, ev)[0]
-            else:
-                before = fold([ev])
-        LOGGER.info("republished the public events of %d journaled event(s) after seq %d", len(todo), after,
-                    extra={"republished": len(todo)})
+        """Publish what the journal holds and the outbox never recorded (see :func:`republish_unconfirmed`)."""
+        n = republish_unconfirmed(self.table, self.publisher)
+        if n:
+            LOGGER.info("republished the public events of %d journaled event(s)", n, extra={"republished": n})
 
     async def _supervise(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
         """Run one part for the life of the service: a bug that escapes it is logged, reported as the part
