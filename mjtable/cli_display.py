@@ -19,6 +19,7 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,12 +27,22 @@ from urllib.parse import urlsplit
 from mjtable.mqtt.topics import PREFIX, check_table_id
 
 DISPLAY_DIR = Path(str(resources.files("mjtable").joinpath("display")))
+DEFAULT_PUBLIC_CLIENTS = "127.0.0.1/32,::1/128"
 CSP = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; script-src 'self'"
 
 
-def _handler(config: dict[str, Any], root: Path) -> type[BaseHTTPRequestHandler]:
+def _handler(config: dict[str, Any], root: Path,
+             public_clients: tuple[IPv4Network | IPv6Network, ...] = ()) -> type[BaseHTTPRequestHandler]:
     config_bytes = json.dumps(config).encode()
+    anonymous_bytes = json.dumps({**config, "public_user": None, "public_password": None}).encode()
     root = root.resolve()
+
+    def may_have_public_credentials(address: str) -> bool:
+        try:
+            ip = ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in public_clients)
 
     class DisplayHandler(BaseHTTPRequestHandler):
         server_version = "mjtable-display"
@@ -43,8 +54,9 @@ def _handler(config: dict[str, Any], root: Path) -> type[BaseHTTPRequestHandler]
             path = urlsplit(self.path).path
             if path in ("/", ""):
                 path = "/index.html"
-            if path == "/config.json":
-                self._send(HTTPStatus.OK, config_bytes, "application/json")
+            if path == "/config.json":  # the shared display password only to the hall screens listed
+                trusted = may_have_public_credentials(str(self.client_address[0]))
+                self._send(HTTPStatus.OK, config_bytes if trusted else anonymous_bytes, "application/json")
                 return
             target = (root / path.lstrip("/")).resolve()
             if root not in target.parents or not target.is_file() or target.suffix == ".py":
@@ -69,12 +81,14 @@ def _handler(config: dict[str, Any], root: Path) -> type[BaseHTTPRequestHandler]
 
 def make_server(host: str, port: int, broker_ws: str, *, table: str | None = None, spectator: bool = False,
                 public_user: str | None = None, public_password: str | None = None,
-                root: Path = DISPLAY_DIR) -> ThreadingHTTPServer:
+                root: Path = DISPLAY_DIR, public_clients: str = DEFAULT_PUBLIC_CLIENTS) -> ThreadingHTTPServer:
     """An HTTP server for the display files; ``port`` 0 picks a free port (see ``server.server_address``).
 
     ``public_user``/``public_password`` are the broker credentials of the ``display`` (or ``spectator``) role
-    the page uses before a referee logs in; they only unlock public topics, so handing them to every
-    browser is fine.  Referee credentials are typed into the page and never served.
+    the page uses before a referee logs in.  They are served only to browsers whose address is in
+    ``public_clients`` (comma-separated networks; default: this machine, i.e. a kiosk hall screen), never to
+    every browser that finds the page: anyone else gets ``config.json`` without them and must log in.
+    Referee credentials are typed into the page and never served.
     """
     if table is not None:
         check_table_id(table)
@@ -82,7 +96,11 @@ def make_server(host: str, port: int, broker_ws: str, *, table: str | None = Non
         raise ValueError(f"--broker-ws must be a ws:// or wss:// URL, not {broker_ws!r}")
     config = {"broker_ws": broker_ws, "table": table, "prefix": PREFIX, "spectator": spectator,
               "public_user": public_user, "public_password": public_password}
-    server = ThreadingHTTPServer((host, port), _handler(config, root))
+    try:
+        nets = tuple(ip_network(part.strip(), strict=False) for part in public_clients.split(",") if part.strip())
+    except ValueError as exc:
+        raise ValueError(f"--public-clients: {exc}") from exc
+    server = ThreadingHTTPServer((host, port), _handler(config, root, nets))
     server.daemon_threads = True
     return server
 
@@ -95,13 +113,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spectator", action="store_true", help="show the delayed spectator topics")
     parser.add_argument("--public-user", default=None, help="broker user of the display/spectator role")
     parser.add_argument("--public-password-file", type=Path, default=None, help="file with that user's password")
+    parser.add_argument("--public-clients", default=DEFAULT_PUBLIC_CLIENTS,
+                        help="networks of the hall screens that get the public user's password "
+                             f"(comma-separated; default {DEFAULT_PUBLIC_CLIENTS}: this machine only)")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         password = args.public_password_file.read_text().strip() if args.public_password_file else None
         server = make_server(args.host, args.port, args.broker_ws, table=args.table, spectator=args.spectator,
-                             public_user=args.public_user, public_password=password)
+                             public_user=args.public_user, public_password=password,
+                             public_clients=args.public_clients)
     except (OSError, ValueError) as exc:
         sys.stdout.write(json.dumps({"event": "error", "error": str(exc)}) + "\n")
         return 2

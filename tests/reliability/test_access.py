@@ -170,3 +170,30 @@ def test_a_referee_reason_never_reaches_the_public_stream() -> None:
     pairs = public_event(ev, ())
     assert pairs == [("referee", {"command": "pause"})]
     assert "5p" not in json.dumps(pairs)
+
+
+def test_the_shared_display_password_goes_only_to_the_listed_hall_screens() -> None:
+    import http.client
+    import threading
+
+    from mjtable.cli_display import make_server
+
+    server = make_server("127.0.0.1", 0, "ws://127.0.0.1:9001", public_user="hall-display",
+                         public_password="hall-secret-123")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    port = int(server.server_address[1])
+    try:
+        def config_from(source: str) -> dict[str, object]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+            conn.request("GET", "/config.json")
+            doc: dict[str, object] = json.loads(conn.getresponse().read())
+            conn.close()
+            return doc
+
+        assert config_from("127.0.0.1")["public_password"] == "hall-secret-123"  # the kiosk on this machine
+        other = config_from("127.0.0.2")  # any other browser
+        assert other["public_password"] is None and other["public_user"] is None
+    finally:
+        server.shutdown()
+        server.server_close()
