@@ -135,7 +135,8 @@ class LocalMosquitto:
             lines.append("allow_anonymous true")
         lines += [f"listener {self.port} 127.0.0.1", "protocol mqtt"]
         if self.ws_port is not None:
-            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
+            # socket_domain: else mosquitto 2.0's websockets listener binds every interface, whatever the address
+            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets", "socket_domain ipv4"]
         if self.extra_config:
             lines.append(self.extra_config)
         conf = self.workdir / "mosquitto.conf"

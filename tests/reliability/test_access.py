@@ -93,6 +93,31 @@ def installed(tmp_path: Path) -> Iterator[Installed]:
         broker.proc.wait(10)
 
 
+def listening_on(port: int) -> set[str]:
+    """The local addresses (hex, as in /proc/net/tcp*) of the sockets listening on ``port``."""
+    found = set()
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(name) as f:
+            for line in f.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                addr, _, hex_port = local.rpartition(":")
+                if state == "0A" and int(hex_port, 16) == port:
+                    found.add(addr)
+    return found
+
+
+def test_every_listener_binds_what_it_says(installed: Installed) -> None:
+    from mjtable.broker import LocalMosquitto
+
+    _wait_port(installed.ws_port, installed.proc, 10)  # type: ignore[arg-type]
+    loopback = "0100007F"  # 127.0.0.1 in /proc/net/tcp's byte order
+    assert listening_on(installed.ws_port) == {loopback}  # before: every interface (mosquitto 2.0 websockets)
+    assert listening_on(installed.port) == {loopback}
+    with LocalMosquitto() as demo_broker:  # the demo's and the tests' broker: loopback only, both listeners
+        assert demo_broker.ws_port is not None
+        assert listening_on(demo_broker.port) == {loopback} and listening_on(demo_broker.ws_port) == {loopback}
+
+
 def test_install_creates_the_acl_and_the_installed_config_starts(tmp_path: Path) -> None:
     dry = subprocess.run(["bash", str(REPO / "deploy" / "install.sh"), "--dry-run"], capture_output=True, text=True,
                          check=False, timeout=60)
