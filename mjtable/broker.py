@@ -22,6 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from mjtable.childproc import with_parent_death
+
 
 class BrokerError(RuntimeError):
     """Mosquitto is missing or did not come up."""
@@ -72,6 +74,8 @@ class LocalMosquitto:
         acl: ACL file text (mosquitto syntax), used only with ``passwords``.
         persistence: keep retained messages and sessions across restarts of this object (same directory).
         autosave_s: with persistence, how often the broker saves, seconds (what a SIGKILL loses).
+        die_with_parent: the broker gets SIGTERM when the thread that started it ends (the demo: a SIGKILLed demo
+            leaves no broker behind); start it from the main thread.
         workdir: directory for config, data and log (a temporary one when None).
     """
 
@@ -83,6 +87,7 @@ class LocalMosquitto:
     workdir: Path | None = None
     extra_config: str = ""
     autosave_s: int = 1
+    die_with_parent: bool = False
     _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
     _log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES), init=False, repr=False)
@@ -150,8 +155,9 @@ class LocalMosquitto:
         conf = self._write_config() if self._proc is None or self.workdir is None else self.workdir / "mosquitto.conf"
         if not conf.exists():
             conf = self._write_config()
-        self._proc = subprocess.Popen([self._binary(), "-c", str(conf)], stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT)
+        cmd = [self._binary(), "-c", str(conf)]
+        self._proc = subprocess.Popen(with_parent_death(cmd) if self.die_with_parent else cmd,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert self._proc.stdout is not None
         self._drainer = threading.Thread(target=_drain, args=(self._proc.stdout, self._log),
                                          name="mosquitto.log", daemon=True)

@@ -25,6 +25,7 @@ from controller.engine.events import Event
 from controller.engine.state import GameState, Phase
 from hw.fake import FakeBackend, WallClock
 from mjtable.broker import LocalMosquitto
+from mjtable.childproc import with_parent_death
 from mjtable.config import Config, parse_config
 from mjtable.demo.camera import DirectCamera
 from mjtable.demo.referee import DemoReferee
@@ -118,7 +119,7 @@ class DemoStack:
         logging.getLogger().setLevel(logging.INFO)
         self._log_handler = handler
         if o.broker is None:
-            self.broker = LocalMosquitto(workdir=o.run_dir / "mosquitto").start()
+            self.broker = LocalMosquitto(workdir=o.run_dir / "mosquitto", die_with_parent=True).start()
             self.port = self.broker.port
             self.ws_url = f"ws://127.0.0.1:{self.broker.ws_port}"
         else:
@@ -157,7 +158,8 @@ class DemoStack:
             str(self.opts.build_s),
         ]
         log = open(self.opts.run_dir / "table-sim.log", "ab")  # noqa: SIM115 (the child keeps it open)
-        self.mcu_proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        self.mcu_proc = subprocess.Popen(with_parent_death(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=log)  # gone with a SIGKILLed demo
         assert self.mcu_proc.stdout is not None
         line = self.mcu_proc.stdout.readline()
         try:
