@@ -181,8 +181,11 @@ class DemoStack:
         threading.Thread(target=server.serve_forever, name="demo.display", daemon=True).start()
         self.display = server
         port = int(server.server_address[1])
+        note = ("local demo: the broker listens on 127.0.0.1 only and is anonymous, so the referee login accepts any "
+                "name and password; a venue broker checks them (README: broker users)") if self.broker else None
         self.emit(
-            {"event": "display", "url": f"http://127.0.0.1:{port}/?table={self.opts.table}", "broker_ws": self.ws_url}
+            {"event": "display", "url": f"http://127.0.0.1:{port}/?table={self.opts.table}", "broker_ws": self.ws_url,
+             "login": note}
         )
 
     # --- play -------------------------------------------------------------------------------------------

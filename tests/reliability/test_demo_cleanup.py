@@ -1,5 +1,6 @@
 """Issue 19, smaller: after a SIGKILL the demo left its broker and MCU simulator running.  Both are now started
-through ``mjtable.childproc`` (parent-death signal) and go with it."""
+through ``mjtable.childproc`` (parent-death signal) and go with it.  And the demo says that its referee login takes
+any password (a local anonymous broker; issue 19.10)."""
 
 from __future__ import annotations
 
@@ -34,14 +35,17 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_sigkilled_demo_leaves_no_broker_or_simulator(tmp_path: Path) -> None:
-    demo = subprocess.Popen([sys.executable, "-m", "mjtable.cli", "demo", "--fast", "--hands", "1", "--display-port",
-                             "-1", "--run-dir", str(tmp_path / "run")], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    demo = subprocess.Popen([sys.executable, "-m", "mjtable.cli", "demo", "--fast", "--hands", "1",
+                             "--run-dir", str(tmp_path / "run")], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert demo.stdout is not None
     try:
+        events = []
         for raw in demo.stdout:  # until broker and simulator are up
-            if json.loads(raw).get("event") == "started":
+            events.append(json.loads(raw))
+            if events[-1].get("event") == "started":
                 break
+        display = next(e for e in events if e.get("event") == "display")
+        assert "any name and password" in display["login"]  # the demo says its login is not a login
         kids = _children(demo.pid)
         names = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ") for pid in kids}
         assert any(b"mosquitto" in n for n in names.values()) and any(b"table-sim" in n for n in names.values()), names
