@@ -44,6 +44,8 @@ LOGGER = logging.getLogger(__name__)
 MAX_EVENT_BYTES = 256 * 1024
 MAX_STATUS_BYTES = 16 * 1024
 ACK_SCHEMA = "mjtable.recorder_ack/1"
+#: while events are missing, the ack is published again this often (seconds): it asks the table to resend
+REASK_S = 2.0
 
 
 @dataclass
@@ -53,6 +55,7 @@ class _Progress:
     contiguous: int = 0
     ahead: set[int] = field(default_factory=set)
     changed: bool = True
+    sent_s: float = 0.0  # monotonic time of the last ack published
 
     def add(self, seq: int) -> tuple[int, int]:
         """Record ``seq``; returns (newly missing, recovered): the seqs it skipped over, or 1 if it filled a hole."""
@@ -254,11 +257,15 @@ class Recorder:
                     "ts_s": time.time()}
 
     def publish_acks(self) -> int:
-        """Publish the ack of every (table, game) that changed since the last one; returns how many."""
+        """Publish the ack of every (table, game) that changed since the last one, and again every
+        :data:`REASK_S` while events are missing (the table resends on it); returns how many."""
+        now = time.monotonic()
         with self._plock:
-            changed = [k for k, p in self._progress.items() if p.changed]
+            changed = [k for k, p in self._progress.items()
+                       if p.changed or (p.missing and now - p.sent_s >= REASK_S)]
             for k in changed:
                 self._progress[k].changed = False
+                self._progress[k].sent_s = now
         for table, game in changed:
             self._client.publish(TableTopics(table).recorder_ack, dumps(self.ack_doc(table, game)), qos=1,
                                  retain=True)

@@ -158,3 +158,36 @@ def test_a_service_sigkill_before_publishing_loses_nothing_and_seq_continues(mos
     assert len({d["id"] for d in docs}) == 4
     events.close()
     results.close()
+
+
+def test_a_broker_queue_overflow_is_counted_and_recovered(tmp_path: Path) -> None:
+    """Past ``max_queued_messages`` mosquitto drops new messages for an absent client without a word (issue 19.4,
+    at 100,000 in deploy/mosquitto; 20 here): the recorder sees the gap when the next event arrives, counts it, and
+    its ack makes the table resend; all events end up stored."""
+    with LocalMosquitto(ws_port=None, extra_config="max_queued_messages 20") as broker:
+        store = SqlEventStore(str(tmp_path / "rec.db"))
+        rec = Recorder(store, broker.host, broker.port, client_id="rec-queue", ack_every_s=0.1).start()
+        assert rec.wait_connected(20)
+        outbox = Outbox(tmp_path / "outbox.db")
+        pub = PahoPublisher(broker.host, broker.port, "mjtable-T3", outbox=outbox)
+        pub.follow_recorder(TableTopics("T3").recorder_ack)
+        pub.start()
+        assert pub.wait_connected(20)
+        channel = TableChannel("T3", pub, game_id="g3", ledger=outbox)
+        channel.publish_event("discard", {"seat": 0, "tile": "1p"}, event_id="g3:1:0")
+        assert _wait(lambda: outbox.held_count() == 0)
+        rec.stop()  # away: the broker queues at most 20 messages for its session and drops the rest
+        for i in range(2, 102):
+            channel.publish_event("discard", {"seat": i % 4, "tile": "2p"}, event_id=f"g3:{i}:0")
+        assert _wait(lambda: len(outbox) == 0)
+        rec2 = Recorder(store, broker.host, broker.port, client_id="rec-queue", ack_every_s=0.1).start()
+        assert rec2.wait_connected(20)
+        assert _wait(lambda: store.count() >= 21)
+        assert store.count() < 101  # the broker really dropped some
+        channel.publish_event("discard", {"seat": 0, "tile": "3p"}, event_id="g3:102:0")  # play goes on
+        assert _wait(lambda: store.count() == 102, 60), (store.count(), rec2.stats(), pub.resent)
+        assert rec2.missing_seen >= 80 and rec2.recovered >= 80  # counted (and logged), then filled
+        assert rec2.stats()["missing_now"] == 0
+        rec2.stop()
+        pub.close()
+        store.close()
