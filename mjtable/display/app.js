@@ -218,7 +218,9 @@ function renderLists(doc) {
   document.getElementById("alerts").replaceChildren(...(doc.alerts || []).map((a) => el("li", {class: a.open ? "alert-open" : "", "data-id": a.id}, [
     el("span", {text: `[${a.kind}] ${a.message} `}),
     ...(referee && a.open ? [el("button", {text: "confirm", onclick: () => sendCommand({command: "confirm", alert_id: a.id})}),
-                             el("button", {text: "reject", onclick: () => sendCommand({command: "reject", alert_id: a.id})})] : [])])));
+                             el("button", {text: "reject", onclick: () => sendCommand({command: "reject", alert_id: a.id})})] : []),
+    // a table fault: once the table is fixed, CLEAR_FAULT to the MCU and the build is retried
+    ...(referee && a.open && a.kind === "mcu_fault" ? [el("button", {text: "clear fault", onclick: () => sendCommand({command: "clear_fault"})})] : [])])));
   document.getElementById("infractions").replaceChildren(...(doc.infractions || []).map((i) => el("li", {"data-id": i.id}, [
     el("span", {text: `seat ${i.seat} ${i.player || ""}: ${i.kind} ${i.points} (${i.status}) ${i.message || ""} `}),
     ...(referee && i.status !== "waived" ? [el("button", {text: "waive", onclick: () => sendCommand({command: "waive_penalty", infraction_id: i.id})})] : []),
