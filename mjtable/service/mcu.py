@@ -135,7 +135,10 @@ class McuPart:
         """Send CLEAR_FAULT to the table (the referee fixed a jam, a miscount, a stuck lift ...): through the
         link's ``clear_fault`` (``firmware_bridge.port.TablePort``; any link the service uses implements it).
         Raises ``BridgeError`` (e.g. ``McuNackError`` FAULT_ACTIVE: still too hot, or a CRITICAL fault that needs
-        RESET) or when no link is up."""
+        RESET) or when no link came up within ``link_wait_s``."""
+        if self.link is None and self._factory is not None:  # e.g. reconnecting after an MCU reset
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._up.wait(), self._link_wait_s)
         link = self.link
         if link is None:
             raise BridgeError("the table MCU is not connected")
