@@ -38,9 +38,9 @@ def run(args: argparse.Namespace) -> int:
 
         replay_server.serve(str(path), args.host, args.port)
         return 0
-    records, _ = read_records(path)  # read-only: a live journal may be open in the service
-    rejections = [r for r in records if r.rec == "rejection"]
     try:
+        records, _ = read_records(path)  # read-only: a live journal may be open in the service
+        rejections = [r for r in records if r.rec == "rejection"]
         state = fold([event_from_json(r.event) for r in records if r.rec == "event"])
     except (JournalError, EventFormatError) as exc:
         print(json.dumps({"error": str(exc)}), file=sys.stderr)

@@ -111,10 +111,13 @@ fi
 # --- broker (deploy/mosquitto, see docs/mqtt.md) ---------------------------------------------------------
 run install -m 0644 "$SRC/deploy/mosquitto/mjtable.conf" /etc/mosquitto/conf.d/mjtable.conf
 run install -d -m 0750 -o mosquitto -g mosquitto /etc/mosquitto/mjtable
-if [ ! -f /etc/mosquitto/mjtable/passwd ]; then
-  run install -m 0640 -o mosquitto -g mosquitto /dev/null /etc/mosquitto/mjtable/passwd
-  log "create broker users: sudo $PREFIX/.venv/bin/python $PREFIX/deploy/mosquitto/mjtable-broker-users add ..."
-fi
+# mosquitto 2 refuses to start (rc 13) without the password and ACL files the config names: create both
+# (empty passwd, an ACL that denies everything until users are added) unless they exist.
+run "$PREFIX/.venv/bin/python" "$PREFIX/deploy/mosquitto/mjtable-broker-users" --dir /etc/mosquitto/mjtable init
+run chown mosquitto:mosquitto /etc/mosquitto/mjtable/passwd /etc/mosquitto/mjtable/acl
+run chmod 0640 /etc/mosquitto/mjtable/passwd /etc/mosquitto/mjtable/acl
+log "create broker users (README 'Broker users'): sudo $PREFIX/.venv/bin/python \
+$PREFIX/deploy/mosquitto/mjtable-broker-users add ROLE USER [TABLE]"
 
 # --- udev and systemd ------------------------------------------------------------------------------------
 run install -m 0644 "$SRC/deploy/udev/99-mjtable.rules" /etc/udev/rules.d/99-mjtable.rules

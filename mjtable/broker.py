@@ -22,6 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from mjtable.childproc import with_parent_death
+
 
 class BrokerError(RuntimeError):
     """Mosquitto is missing or did not come up."""
@@ -71,6 +73,9 @@ class LocalMosquitto:
         passwords: user -> password; when given, anonymous access is off and an ACL may be set.
         acl: ACL file text (mosquitto syntax), used only with ``passwords``.
         persistence: keep retained messages and sessions across restarts of this object (same directory).
+        autosave_s: with persistence, how often the broker saves, seconds (what a SIGKILL loses).
+        die_with_parent: the broker gets SIGTERM when the thread that started it ends (the demo: a SIGKILLed demo
+            leaves no broker behind); start it from the main thread.
         workdir: directory for config, data and log (a temporary one when None).
     """
 
@@ -81,6 +86,8 @@ class LocalMosquitto:
     persistence: bool = False
     workdir: Path | None = None
     extra_config: str = ""
+    autosave_s: int = 1
+    die_with_parent: bool = False
     _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
     _log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES), init=False, repr=False)
@@ -114,7 +121,8 @@ class LocalMosquitto:
         if os.geteuid() == 0:
             lines.append("user root")
         if self.persistence:
-            lines += ["persistence true", f"persistence_location {self.workdir}/", "autosave_interval 1"]
+            lines += ["persistence true", f"persistence_location {self.workdir}/",
+                      f"autosave_interval {self.autosave_s}"]
         else:
             lines.append("persistence false")
         if self.passwords:
@@ -132,7 +140,8 @@ class LocalMosquitto:
             lines.append("allow_anonymous true")
         lines += [f"listener {self.port} 127.0.0.1", "protocol mqtt"]
         if self.ws_port is not None:
-            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
+            # socket_domain: else mosquitto 2.0's websockets listener binds every interface, whatever the address
+            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets", "socket_domain ipv4"]
         if self.extra_config:
             lines.append(self.extra_config)
         conf = self.workdir / "mosquitto.conf"
@@ -146,8 +155,9 @@ class LocalMosquitto:
         conf = self._write_config() if self._proc is None or self.workdir is None else self.workdir / "mosquitto.conf"
         if not conf.exists():
             conf = self._write_config()
-        self._proc = subprocess.Popen([self._binary(), "-c", str(conf)], stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT)
+        cmd = [self._binary(), "-c", str(conf)]
+        self._proc = subprocess.Popen(with_parent_death(cmd) if self.die_with_parent else cmd,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert self._proc.stdout is not None
         self._drainer = threading.Thread(target=_drain, args=(self._proc.stdout, self._log),
                                          name="mosquitto.log", daemon=True)
@@ -180,6 +190,13 @@ class LocalMosquitto:
         if self._proc.stdout:
             self._proc.stdout.close()
         self._proc = None
+
+    def kill(self) -> None:
+        """SIGKILL the broker (a crash: what it had not saved yet is lost); ``start`` brings it back."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait(10)
+        self.stop()
 
     def restart(self) -> None:
         """Stop and start again on the same ports and config (a broker outage)."""

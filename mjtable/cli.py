@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "table-check": ("firmware_bridge.check", "drive a table board through protocol v1's test sequence, step by step"),
     "records": ("mjtable.recorder.records_cli", "export a game's journal as records (riichi: tenhou.net/6, mjai)"),
     "--version": ("mjtable.version", "print the installed version and exit"),
+    "journal": ("controller.journal_tool", "check an engine journal, or repair it keeping every good record"),
 }
 
 

@@ -26,6 +26,7 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,6 +35,7 @@ from mjtable.mqtt.topics import PREFIX, check_table_id
 
 DISPLAY_DIR = Path(str(resources.files("mjtable").joinpath("display")))
 DEFAULT_WS_PORT = 9001
+DEFAULT_PUBLIC_CLIENTS = "127.0.0.1/32,::1/128"
 #: a Host header we accept to build the broker URL from: a DNS name, IPv4 or [IPv6], optional port
 _HOST_RE = re.compile(r"^(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])"
                       r"(?::\d{1,5})?$")
@@ -61,8 +63,17 @@ def broker_ws_for(host_header: str | None, configured: str | None, ws_port: int,
 
 
 def _handler(config: dict[str, Any], root: Path, *, configured_ws: str | None,
-             ws_port: int, fallback_host: str) -> type[BaseHTTPRequestHandler]:
+             ws_port: int, fallback_host: str,
+             public_clients: tuple[IPv4Network | IPv6Network, ...] = ()) -> type[BaseHTTPRequestHandler]:
     root = root.resolve()
+    anonymous = {**config, "public_user": None, "public_password": None}
+
+    def may_have_public_credentials(address: str) -> bool:
+        try:
+            ip = ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in public_clients)
 
     class DisplayHandler(BaseHTTPRequestHandler):
         server_version = "mjtable-display"
@@ -77,8 +88,9 @@ def _handler(config: dict[str, Any], root: Path, *, configured_ws: str | None,
             path = urlsplit(self.path).path
             if path in ("/", ""):
                 path = "/index.html"
-            if path == "/config.json":
-                body = json.dumps({**config, "broker_ws": self._broker_ws()}).encode()
+            if path == "/config.json":  # the shared display password only to the hall screens listed
+                trusted = may_have_public_credentials(str(self.client_address[0]))
+                body = json.dumps({**(config if trusted else anonymous), "broker_ws": self._broker_ws()}).encode()
                 self._send(HTTPStatus.OK, body, "application/json")
                 return
             target = (root / path.lstrip("/")).resolve()
@@ -104,14 +116,17 @@ def _handler(config: dict[str, Any], root: Path, *, configured_ws: str | None,
 
 def make_server(host: str, port: int, broker_ws: str | None, *, table: str | None = None, spectator: bool = False,
                 public_user: str | None = None, public_password: str | None = None,
-                root: Path = DISPLAY_DIR, broker_ws_port: int = DEFAULT_WS_PORT) -> ThreadingHTTPServer:
+                root: Path = DISPLAY_DIR, broker_ws_port: int = DEFAULT_WS_PORT,
+                public_clients: str = DEFAULT_PUBLIC_CLIENTS) -> ThreadingHTTPServer:
     """An HTTP server for the display files; ``port`` 0 picks a free port (see ``server.server_address``).
 
     ``broker_ws`` None: each page gets ``ws://<the host it was loaded from>:<broker_ws_port>``.
 
     ``public_user``/``public_password`` are the broker credentials of the ``display`` (or ``spectator``) role
-    the page uses before a referee logs in; they only unlock public topics, so handing them to every
-    browser is fine.  Referee credentials are typed into the page and never served.
+    the page uses before a referee logs in.  They are served only to browsers whose address is in
+    ``public_clients`` (comma-separated networks; default: this machine, i.e. a kiosk hall screen), never to
+    every browser that finds the page: anyone else gets ``config.json`` without them and must log in.
+    Referee credentials are typed into the page and never served.
     """
     if table is not None:
         check_table_id(table)
@@ -123,9 +138,13 @@ def make_server(host: str, port: int, broker_ws: str | None, *, table: str | Non
         raise ValueError(f"--broker-ws-port must be 1..65535, not {broker_ws_port}")
     config = {"table": table, "prefix": PREFIX, "spectator": spectator,
               "public_user": public_user, "public_password": public_password}
+    try:
+        nets = tuple(ip_network(part.strip(), strict=False) for part in public_clients.split(",") if part.strip())
+    except ValueError as exc:
+        raise ValueError(f"--public-clients: {exc}") from exc
     fallback = host if host not in ("0.0.0.0", "::", "") else "127.0.0.1"
     server = ThreadingHTTPServer((host, port), _handler(config, root, configured_ws=broker_ws, ws_port=broker_ws_port,
-                                                        fallback_host=fallback))
+                                                        fallback_host=fallback, public_clients=nets))
     server.daemon_threads = True
     return server
 
@@ -142,6 +161,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spectator", action="store_true", help="show the delayed spectator topics")
     parser.add_argument("--public-user", default=None, help="broker user of the display/spectator role")
     parser.add_argument("--public-password-file", type=Path, default=None, help="file with that user's password")
+    parser.add_argument("--public-clients", default=DEFAULT_PUBLIC_CLIENTS,
+                        help="networks of the hall screens that get the public user's password "
+                             f"(comma-separated; default {DEFAULT_PUBLIC_CLIENTS}: this machine only)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         password = args.public_password_file.read_text().strip() if args.public_password_file else None
         server = make_server(args.host, args.port, args.broker_ws, table=args.table, spectator=args.spectator,
                              public_user=args.public_user, public_password=password,
-                             broker_ws_port=args.broker_ws_port)
+                             broker_ws_port=args.broker_ws_port, public_clients=args.public_clients)
     except (OSError, ValueError) as exc:
         sys.stdout.write(json.dumps({"event": "error", "error": str(exc)}) + "\n")
         return 2

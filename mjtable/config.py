@@ -23,6 +23,8 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 TIMER_NAMES = ("opening_s", "flowers_s", "first_discard_s", "turn_s", "claim_s", "session_s", "session_warning_s")
 
 T = TypeVar("T")
+#: a table config is a few kB; anything much larger is not one
+MAX_CONFIG_BYTES = 1024 * 1024
 
 
 class ConfigError(ValueError):
@@ -293,13 +295,21 @@ def load_config(path: str | Path) -> Config:
     """Read and validate a TOML config file.  Raises :class:`ConfigError` (never a bare KeyError/TypeError)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.is_dir():
+            raise ConfigError(f"{p}: is a directory, not a config file")
+        raw = p.read_bytes()
     except FileNotFoundError as exc:
         raise ConfigError(f"{p}: no such config file (copy deploy/table.toml.example)") from exc
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read: {exc.strerror}") from exc
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{p}: {len(raw)} bytes is too large for a table config (limit {MAX_CONFIG_BYTES})")
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start}): save the file as UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{p}: arrays or tables nested too deeply") from exc
     return parse_config(data, str(p))

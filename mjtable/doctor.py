@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mjtable.config import Config, ConfigError, load_config, parse_config
+from mjtable.config import Config, ConfigError, parse_config
+from mjtable.config_check import load_checked
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,12 +182,15 @@ def check_data_dir(cfg: Config) -> Check:
     journal = cfg.journal_path
     detail = f"{d} writable, {free_mb:.0f} MB free"
     if journal.exists():
-        lines = journal.read_text(errors="replace").splitlines()
-        bad = sum(1 for line in lines[:-1] if not _is_json(line))
-        tail_ok = not lines or _is_json(lines[-1])
+        from controller.journal import scan_lines
+
+        lines = scan_lines(journal.read_bytes())  # checksums, JSON, duplicated events
+        bad_lines = [ln.no for ln in lines[:-1] if ln.record is None]
+        tail_ok = not lines or lines[-1].record is not None
         detail += f"; journal {journal.name}: {len(lines)} entries"
-        if bad:
-            return Check("data_dir", "fail", detail + f", {bad} corrupt line(s) before the end")
+        if bad_lines:
+            return Check("data_dir", "fail", detail + f", corrupt line(s) {bad_lines[:5]} before the end: run "
+                         f"'mjtable journal check {journal}'")
         if not tail_ok:
             detail += " (torn last line from a power cut: it will be dropped on resume)"
     return Check("data_dir", "warn" if free_mb < 200 else "ok", detail)
@@ -207,14 +211,6 @@ def check_service_health(cfg: Config, now_s: float) -> Check:
     if degraded:
         return Check("service", "warn", "degraded: " + "; ".join(degraded))
     return Check("service", "ok", f"running, all parts ok ({age_s:.0f} s ago)")
-
-
-def _is_json(line: str) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
 
 
 def run_checks(cfg: Config, timeout_s: float = 2.0, now: Callable[[], float] = time.time, *,
@@ -241,7 +237,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        cfg = load_config(args.config) if args.config != "-" else parse_config({})
+        cfg = load_checked(args.config) if args.config != "-" else parse_config({})  # the same check as ``run``
     except ConfigError as exc:
         print(json.dumps({"check": "config", "status": "fail", "detail": str(exc)}), flush=True)
         print(json.dumps({"check": "summary", "status": "fail", "failed": ["config"], "warned": []}), flush=True)

@@ -89,13 +89,9 @@ class DemoReferee:
             if key not in self._acted:
                 self._acted.add(key)
                 await asyncio.sleep(self.resume_after_s)
-                if self.clear_fault is not None:
-                    try:
-                        await self.clear_fault()
-                    except Exception as exc:  # still faulted: the next pause tries again
-                        LOGGER.warning("clearing the table fault failed: %s", exc)
-                if self.service.state.paused:
-                    self.command("resume", key, reason="table fault cleared (demo referee)")
+                if self.service.state.paused:  # a table fault is cleared at the MCU (CLEAR_FAULT), then resumed
+                    fault = any(a.open and a.kind == "mcu_fault" for a in self.service.state.alerts)
+                    self.command("clear_fault" if fault else "resume", key, reason="table fault cleared (demo referee)")
             return
         if self.table_dice is not None and st.phase is Phase.DICE:
             throws, values = self.table_dice()

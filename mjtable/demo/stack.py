@@ -30,6 +30,7 @@ from firmware_bridge.panel_sim import simulated_closed_table
 from hw.closed_table import ClosedTableTiming, SimulatedClosedTable
 from hw.fake import FakeBackend, WallClock
 from mjtable.broker import LocalMosquitto
+from mjtable.childproc import with_parent_death
 from mjtable.config import Config, parse_config
 from mjtable.demo.camera import DirectCamera
 from mjtable.demo.referee import ClearFault, DemoReferee, TableDice
@@ -143,7 +144,7 @@ class DemoStack:
         logging.getLogger().setLevel(logging.INFO)
         self._log_handler = handler
         if o.broker is None:
-            self.broker = LocalMosquitto(workdir=o.run_dir / "mosquitto").start()
+            self.broker = LocalMosquitto(workdir=o.run_dir / "mosquitto", die_with_parent=True).start()
             self.port = self.broker.port
             self.ws_url = f"ws://127.0.0.1:{self.broker.ws_port}"
         else:
@@ -185,7 +186,8 @@ class DemoStack:
             str(self.opts.build_s),
         ]
         log = open(self.opts.run_dir / "table-sim.log", "ab")  # noqa: SIM115 (the child keeps it open)
-        self.mcu_proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        self.mcu_proc = subprocess.Popen(with_parent_death(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=log)  # gone with a SIGKILLed demo
         assert self.mcu_proc.stdout is not None
         line = self.mcu_proc.stdout.readline()
         try:
@@ -207,8 +209,11 @@ class DemoStack:
         threading.Thread(target=server.serve_forever, name="demo.display", daemon=True).start()
         self.display = server
         port = int(server.server_address[1])
+        note = ("local demo: the broker listens on 127.0.0.1 only and is anonymous, so the referee login accepts any "
+                "name and password; a venue broker checks them (README: broker users)") if self.broker else None
         self.emit(
-            {"event": "display", "url": f"http://127.0.0.1:{port}/?table={self.opts.table}", "broker_ws": self.ws_url}
+            {"event": "display", "url": f"http://127.0.0.1:{port}/?table={self.opts.table}", "broker_ws": self.ws_url,
+             "login": note}
         )
 
     # --- play -------------------------------------------------------------------------------------------

@@ -260,7 +260,9 @@ function renderLists(doc) {
   document.getElementById("alerts").replaceChildren(...alerts.map((a) => el("li", {class: a.open ? "alert-open" : "", "data-id": a.id}, [
     el("span", {text: `${a.kind.replace(/_/g, " ")}${a.message ? ": " + a.message : ""} `}),
     ...(referee && a.open ? [el("button", {text: "confirm", onclick: () => sendCommand({command: "confirm", alert_id: a.id})}),
-                             el("button", {text: "reject", onclick: () => sendCommand({command: "reject", alert_id: a.id})})] : [])])));
+                             el("button", {text: "reject", onclick: () => sendCommand({command: "reject", alert_id: a.id})})] : []),
+    // a table fault: once the table is fixed, CLEAR_FAULT to the MCU and the build is retried
+    ...(referee && a.open && a.kind === "mcu_fault" ? [el("button", {text: "clear fault", onclick: () => sendCommand({command: "clear_fault"})})] : [])])));
   document.getElementById("infractions").replaceChildren(...(doc.infractions || []).map((i) => el("li", {"data-id": i.id}, [
     el("span", {text: `${i.player || nameOf(doc, i.seat)}: ${i.kind.replace(/_/g, " ")} ${i.points} (${i.status}) ${i.message || ""} `}),
     ...(referee && i.status !== "waived" ? [el("button", {text: "waive", onclick: () => sendCommand({command: "waive_penalty", infraction_id: i.id})})] : []),
@@ -292,7 +294,8 @@ function sendCommand(fields) {
   const id = `${app.creds.user}-${Date.now()}-${++app.cmdCounter}`.replace(/[^A-Za-z0-9_.:-]/g, "_");
   const doc = Object.assign({schema: "mjtable.command/1", id, referee: app.creds.user}, fields);
   app.pending[id] = doc;
-  app.client.publish(topic("referee/command"), JSON.stringify(doc), 1, false);
+  // under the referee's own user name: the broker ACL allows only that, and the table takes the referee from it
+  app.client.publish(topic(`referee/command/${app.creds.user}`), JSON.stringify(doc), 1, false);
   document.getElementById("command-result").textContent = `sent ${fields.command} (${id})…`;
 }
 

@@ -4,11 +4,16 @@ Roles (a user has exactly one):
 
 * ``table`` (one per table id): writes only its own public, referee-state and result topics and its
   spectator mirror, reads only its own command topic;
-* ``referee``: reads every table's topics (referee state included) and writes command topics;
+* ``referee``: reads every table's topics (referee state included) and writes command topics, only under its own
+  user name (``.../referee/command/<username>``: the table takes the referee's identity from the topic);
 * ``display``: in-venue public display, reads the live public topics of every table;
 * ``spectator``: remote audience, reads only the delayed ``spectator/`` tree and table status;
 * ``recorder``: reads every table's events, states and status, and the complete game records
-  (``referee/record``: concealed tiles included, so recorder credentials are as secret as a referee's).
+  (``referee/record``: concealed tiles included, so recorder credentials are as secret as a referee's); writes
+  the end-to-end acknowledgements (``recorder/ack``) the tables read.
+
+Client ids are tied to users: the broker config sets ``use_username_as_clientid true``, so nobody can connect
+with another account's client id (kicking a table, or taking over the recorder's persistent session).
 
 The roster is a text file, one user per line: ``ROLE USERNAME [TABLE_ID]`` (``#`` starts a comment).
 ``python -m mjtable.mqtt.acl roster.txt`` prints the ACL.  Pure functions; thread-safe.
@@ -67,16 +72,18 @@ def _rules(entry: RosterEntry) -> list[str]:
         return [f"topic write {tt.state}", f"topic write {tt.events}", f"topic write {tt.timers}",
                 f"topic readwrite {tt.status}", f"topic write {tt.health}", f"topic write {tt.referee_state}",
                 f"topic write {tt.command_result}", f"topic write {tt.referee_events}",
-                f"topic write {tt.referee_record}", f"topic read {tt.command}", f"topic write {tt.spectator_base}/#"]
+                f"topic write {tt.referee_record}", f"topic read {tt.command}/+", f"topic read {tt.recorder_ack}",
+                f"topic write {tt.spectator_base}/#"]
     if entry.role == "referee":
-        return [f"topic read {t}/#", f"topic write {t}/referee/command", f"topic read {PREFIX}/spectator/#"]
+        return [f"topic read {t}/#", f"topic write {t}/referee/command/{entry.username}",
+                f"topic read {PREFIX}/spectator/#"]
     if entry.role == "display":
         return [f"topic read {t}/state", f"topic read {t}/events", f"topic read {t}/timers",
                 f"topic read {t}/status", f"topic read {PREFIX}/spectator/#"]
     if entry.role == "spectator":
         return [f"topic read {PREFIX}/spectator/#", f"topic read {t}/status"]
     return [f"topic read {t}/events", f"topic read {t}/state", f"topic read {t}/status",
-            f"topic read {t}/referee/record"]
+            f"topic read {t}/referee/record", f"topic write {t}/recorder/ack"]
 
 
 def render_acl(roster: list[RosterEntry]) -> str:

@@ -34,6 +34,7 @@ from typing import Any
 from mjtable import schemas
 from mjtable.mqtt.delay import SpectatorDelayQueue
 from mjtable.mqtt.guard import check_public, redact_alert, redact_infraction, redact_public_state
+from mjtable.mqtt.outbox import Hold, Outbox
 from mjtable.mqtt.publisher import Message, Publisher
 from mjtable.mqtt.topics import TableTopics
 
@@ -68,6 +69,10 @@ class TableChannel:
         delay_queue: where delayed spectator copies wait; pass a persistent
             :class:`~mjtable.mqtt.delay.SpectatorDelayQueue` (same path after a restart) so a crash loses none:
             the copies it holds are released by :meth:`tick` at their due times.  In memory when None.
+        ledger: the publisher's :class:`~mjtable.mqtt.outbox.Outbox` (persistent): the seq continues after a restart
+            from the last one published in this game, an event id already published is not published again under
+            a new seq, and every event is handed over with a ``hold`` so it stays in the outbox until the recorder
+            acknowledges it end to end.  None: seqs start at ``first_seq`` and nothing is held.
         record_events: called once when the game ends (``game_end``); returns the accepted engine events (e.g.
             ``lambda: record_from_journal(journal_path)["events"]``), published as the complete game record on
             the referee-only ``referee/record`` topic (:meth:`publish_record`).  None: the owner calls it.
@@ -76,7 +81,8 @@ class TableChannel:
     def __init__(self, table_id: str, publisher: Publisher, *, clock: Callable[[], float] = time.time,
                  spectator_delay_s: float = 0.0, game_id: str | None = None, validate: bool = True,
                  first_seq: int = 0, delay_queue: SpectatorDelayQueue | None = None,
-                 record_events: Callable[[], list[dict[str, Any]]] | None = None) -> None:
+                 record_events: Callable[[], list[dict[str, Any]]] | None = None,
+                 ledger: Outbox | None = None) -> None:
         if not 0.0 <= spectator_delay_s <= MAX_SPECTATOR_DELAY_S:
             raise ValueError(f"spectator delay must be 0..{MAX_SPECTATOR_DELAY_S:.0f} s, not {spectator_delay_s}")
         self.topics = TableTopics(table_id)
@@ -85,7 +91,8 @@ class TableChannel:
         self.spectator_delay_s = spectator_delay_s
         self.game_id = game_id or f"{table_id}-{int(clock())}"
         self.validate = validate
-        self.seq = first_seq
+        self.ledger = ledger
+        self.seq = max(first_seq, ledger.last_seq(self.game_id)) if ledger is not None else first_seq
         self.record_events = record_events
         self.delay_queue = delay_queue if delay_queue is not None else SpectatorDelayQueue(None)
         # in-memory mirror of the queue (due_s, topic, payload, retain, rowid); the queue is the truth on restart
@@ -113,15 +120,24 @@ class TableChannel:
 
     def publish_event(self, type_: str, data: dict[str, Any], event_id: str | None = None,
                       ts_s: float | None = None) -> dict[str, Any]:
-        """Publish one public event (QoS 1, not retained); returns the envelope that was sent."""
+        """Publish one public event (QoS 1, not retained); returns the envelope that was sent.  With a ledger, an
+        ``event_id`` published before (e.g. by the process before a restart) is not sent again: the envelope
+        returned then carries the seq it was published under."""
+        ts = self.clock() if ts_s is None else ts_s
+        if self.ledger is not None and event_id is not None:
+            earlier = self.ledger.seq_of(self.game_id, event_id)
+            if earlier is not None:
+                return {"schema": "mjtable.event/1", "table": self.topics.table_id, "game": self.game_id,
+                        "id": event_id, "seq": earlier, "ts_s": ts, "type": type_, "data": data}
         self.seq += 1
         doc = {"schema": "mjtable.event/1", "table": self.topics.table_id, "game": self.game_id,
-               "id": event_id or f"{self.game_id}:{self.seq}", "seq": self.seq,
-               "ts_s": self.clock() if ts_s is None else ts_s, "type": type_, "data": data}
+               "id": event_id or f"{self.game_id}:{self.seq}", "seq": self.seq, "ts_s": ts, "type": type_,
+               "data": data}
         if self.validate:
             schemas.validate("event", doc)
         check_public(doc)
-        self._public(self.topics.events, dumps(doc), retain=False, leaf="events")
+        hold = (self.game_id, self.seq, str(doc["id"])) if self.ledger is not None else None
+        self._public(self.topics.events, dumps(doc), retain=False, leaf="events", hold=hold)
         return doc
 
     def publish_effect(self, effect: dict[str, Any], event_id: str, ts_s: float | None = None) -> None:
@@ -170,8 +186,11 @@ class TableChannel:
         return status_message(self.topics, "offline")
 
     # -- spectator mirror ----------------------------------------------------------------------------------
-    def _public(self, topic: str, payload: bytes, *, retain: bool, leaf: str) -> None:
-        self.publisher.publish(topic, payload, qos=1, retain=retain)
+    def _public(self, topic: str, payload: bytes, *, retain: bool, leaf: str, hold: Hold | None = None) -> None:
+        if hold is not None:
+            self.publisher.publish(topic, payload, qos=1, retain=retain, hold=hold)
+        else:
+            self.publisher.publish(topic, payload, qos=1, retain=retain)
         mirror = self.topics.spectator(leaf)
         if self.spectator_delay_s <= 0 and not self._delayed:
             self.publisher.publish(mirror, payload, qos=1, retain=retain)

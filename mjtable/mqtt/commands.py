@@ -1,7 +1,9 @@
 """Referee command intake: size limit, JSON, schema, duplicates; every command gets one answer.
 
-Commands arrive on ``mjtable/v1/table/<id>/referee/command`` (only referee users may write there, see
-``deploy/mosquitto``).  :class:`CommandEndpoint` subscribes through a
+Commands arrive on ``mjtable/v1/table/<id>/referee/command/<referee user>`` (the ACL lets each referee
+write only under its own user name, see ``deploy/mosquitto``, so the topic says who sent it: the payload's
+``referee`` field is ignored), or on the bare ``.../referee/command`` of an anonymous local broker (referee
+unknown).  :class:`CommandEndpoint` subscribes through a
 :class:`~mjtable.mqtt.publisher.Publisher`, rejects oversized, non-JSON, schema-invalid and duplicate
 payloads (logged at WARNING, answered on ``referee/result`` with ``ok: false``) and hands each valid
 :class:`Command` to ``on_command``.  The owner applies it (e.g. feeds the engine) and calls
@@ -11,16 +13,16 @@ to your loop (``loop.call_soon_threadsafe``) rather than doing work there.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mjtable import schemas
 from mjtable.mqtt.channel import dumps
+from mjtable.mqtt.payload import loads_bounded
 from mjtable.mqtt.publisher import Publisher
 from mjtable.mqtt.topics import TableTopics
 
@@ -28,7 +30,7 @@ LOGGER = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 4096
 COMMANDS = ("pause", "resume", "correct_tile", "correct_meld", "confirm", "reject", "apply_penalty", "waive_penalty",
-            "confirm_penalty", "dead_hand", "end_session", "dice")
+            "confirm_penalty", "dead_hand", "end_session", "dice", "clear_fault")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +67,10 @@ class DuplicateCommandError(CommandError):
 
 def parse_command(payload: bytes, *, max_bytes: int = MAX_COMMAND_BYTES) -> Command:
     """Decode and validate one command payload; raises :class:`CommandError` with a readable reason."""
-    if len(payload) > max_bytes:
-        raise CommandError(f"payload of {len(payload)} bytes exceeds the {max_bytes}-byte limit")
     try:
-        doc = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CommandError(f"not UTF-8 JSON: {exc}") from exc
+        doc = loads_bounded(payload, max_bytes=max_bytes)
+    except schemas.PayloadError as exc:
+        raise CommandError(str(exc)) from exc
     cid = doc.get("id") if isinstance(doc, dict) and isinstance(doc.get("id"), str) else None
     try:
         schemas.validate("command", doc)
@@ -78,6 +78,15 @@ def parse_command(payload: bytes, *, max_bytes: int = MAX_COMMAND_BYTES) -> Comm
         raise CommandError(str(exc), cid[:64] if cid else None) from exc
     args = {k: v for k, v in doc.items() if k not in ("schema", "id", "command", "referee", "reason")}
     return Command(doc["id"], doc["command"], args, doc.get("referee"), doc.get("reason"))
+
+
+def referee_of(topic: str, command_topic: str) -> str | None:
+    """The authenticated referee of a command: the last level of ``<command topic>/<username>`` (the ACL lets a
+    referee write only under its own user name, see :mod:`mjtable.mqtt.acl`); None on the bare command topic (an
+    anonymous local broker).  Whatever the payload's ``referee`` field says is ignored."""
+    if topic.startswith(command_topic + "/"):
+        return topic[len(command_topic) + 1:][:64] or None
+    return None
 
 
 def engine_event_json(cmd: Command, at_s: float) -> dict[str, Any]:
@@ -128,11 +137,13 @@ class CommandEndpoint:
 
     def start(self) -> CommandEndpoint:
         self.publisher.subscribe(self.topics.command, self._on_message, qos=1)
+        self.publisher.subscribe(self.topics.command + "/+", self._on_message, qos=1)
         return self
 
     def _on_message(self, topic: str, payload: bytes) -> None:
         try:
             cmd = parse_command(payload, max_bytes=self.max_bytes)
+            cmd = replace(cmd, referee=referee_of(topic, self.topics.command))
             if cmd.id in self._seen:
                 raise DuplicateCommandError(f"duplicate command id {cmd.id!r}", cmd.id)
         except DuplicateCommandError as exc:
@@ -142,6 +153,11 @@ class CommandEndpoint:
             self.rejected += 1
             LOGGER.warning("table %s: rejected command: %s", self.topics.table_id, exc.reason)
             self.answer(exc.command_id, ok=False, error=exc.reason)
+            return
+        except Exception as exc:  # never let a payload take the network thread down; still answer
+            self.rejected += 1
+            LOGGER.exception("table %s: command payload broke the parser", self.topics.table_id)
+            self.answer(None, ok=False, error=f"unreadable command ({type(exc).__name__})")
             return
         self._seen[cmd.id] = None
         while len(self._seen) > self._remember:

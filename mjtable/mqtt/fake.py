@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from paho.mqtt.client import topic_matches_sub
 
+from mjtable.mqtt.outbox import Hold
 from mjtable.mqtt.publisher import Message, MessageHandler
 
 
@@ -81,7 +82,8 @@ class FakePublisher:
     def _send(self, msg: Delivered) -> None:
         self.broker.route(msg)
 
-    def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False) -> None:
+    def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False,
+                hold: Hold | None = None) -> None:
         if self.closed:
             raise RuntimeError("publisher is closed")
         msg = Delivered(topic, payload, qos, retain, self.client_id)

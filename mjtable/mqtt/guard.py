@@ -30,7 +30,7 @@ FORBIDDEN_KEYS = frozenset({"concealed", "waits", "wall", "dead_wall", "drawn", 
 #: conservative, such words are redacted too)
 TILE_WORD = re.compile(r"(?<![A-Za-z0-9])[0-9]+[mpsz](?![A-Za-z0-9])")
 #: event types whose data describe an alert, an infraction or a rejection (public form: kind and seat only)
-REPORT_EVENTS = frozenset({"alert", "infraction", "rejected"})
+REPORT_EVENTS = frozenset({"alert", "infraction", "rejected", "referee"})
 ALERT_PUBLIC_KEYS = ("id", "kind", "seat", "open", "at_s")
 INFRACTION_PUBLIC_KEYS = ("id", "hand_no", "seat", "player", "player_index", "kind", "points", "status", "at_s")
 

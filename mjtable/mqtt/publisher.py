@@ -7,6 +7,12 @@ is gone paho keeps the messages queued in order and resends them after the autom
 still in the outbox from a previous (killed) process are sent first when the publisher starts.  Duplicates
 are possible after a reconnect, never losses or reordering: consumers drop duplicates by event id.
 
+End to end (issue 19.2): event-stream messages published with a ``hold`` stay in the outbox after the PUBACK until
+the recorder acknowledges them on the table's ``recorder/ack`` topic (:meth:`PahoPublisher.follow_recorder`);
+held events the recorder does not have are sent again after every (re)connect, when the recorder reports
+missing events, and when its acknowledgement stalls (:meth:`PahoPublisher.resend_stale`).  Until a recorder
+has acknowledged anything, held events are kept but never resent (a table without a recorder).
+
 The last will (``status`` = offline, retained) is registered at connect; ``online`` is published
 (retained) on every successful connect.  ``publish`` and ``subscribe`` may be called from any thread;
 subscription handlers run on paho's network thread and must not block.
@@ -24,7 +30,8 @@ from typing import Any, Protocol
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from mjtable.mqtt.outbox import Outbox
+from mjtable.mqtt.outbox import Hold, Outbox
+from mjtable.mqtt.payload import loads_bounded
 
 LOGGER = logging.getLogger(__name__)
 
@@ -48,8 +55,10 @@ class Publisher(Protocol):
     @property
     def connected(self) -> bool: ...
 
-    def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False) -> None:
-        """Queue one message; never blocks on the network and never drops a QoS >= 1 message."""
+    def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False,
+                hold: Hold | None = None) -> None:
+        """Queue one message; never blocks on the network and never drops a QoS >= 1 message.  ``hold``
+        (game, seq, event id) marks an event the recorder must acknowledge end to end (ignored by fakes)."""
         ...
 
     def subscribe(self, topic_filter: str, handler: MessageHandler, *, qos: int = 1) -> None:
@@ -97,6 +106,14 @@ class PahoPublisher:
         self._closed = False
         self._resend_backlog = False  # True from start() until the first connect has flushed the outbox
         self.connects = 0
+        self.resent = 0  # held events sent again for the recorder
+        self.resend_min_s = 5.0  # at most one resend of a game's held events per this many seconds
+        self.stale_s = 20.0  # resend when the recorder's ack has not moved for this long (seconds)
+        self._ack_lock = threading.Lock()
+        self._acked: dict[str, int] = {}  # game -> seq the recorder holds everything up to
+        self._progress_s: dict[str, float] = {}  # game -> monotonic time the ack last moved
+        self._resend_s: dict[str, float] = {}  # game -> monotonic time of the last resend
+        self._resent_since_connect: set[str] = set()
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session,
                              transport="websockets" if transport == "websockets" else "tcp")
         client.max_queued_messages_set(0)
@@ -170,11 +187,12 @@ class PahoPublisher:
             sock.close()
 
     # -- publish / subscribe -----------------------------------------------------------------------------
-    def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False) -> None:
+    def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False,
+                hold: Hold | None = None) -> None:
         if self._closed:
             raise RuntimeError("publisher is closed")
         with self._send_lock:
-            rowid = self.outbox.put(topic, payload, qos, retain) if qos > 0 else None
+            rowid = self.outbox.put(topic, payload, qos, retain, hold if qos > 0 else None) if qos > 0 else None
             if self._resend_backlog and rowid is not None:
                 return  # sent in order with the backlog on connect (_flush_backlog)
             info = self._client.publish(topic, payload, qos=qos, retain=retain)
@@ -208,6 +226,8 @@ class PahoPublisher:
             LOGGER.warning("broker %s:%s refused %s: %s", self.host, self.port, self.client_id, reason)
             return
         self.connects += 1
+        with self._ack_lock:
+            self._resent_since_connect.clear()  # a restarted broker may have lost what it acknowledged
         self._flush_backlog()
         with self._lock:
             subs = list(self._subs.items())
@@ -219,6 +239,18 @@ class PahoPublisher:
             self._register(info.mid, None)
         self._connected.set()
         LOGGER.info("connected to %s:%s as %s", self.host, self.port, self.client_id)
+        self._resend_after_connect()
+
+    def _resend_after_connect(self) -> None:
+        """A (re)started broker may have lost events it had acknowledged: send again every held event the recorder
+        has not acknowledged (only once a recorder has acknowledged something: a table without one keeps them)."""
+        if self.outbox.get_meta("recorder_seen") is None:
+            return
+        now = time.monotonic()
+        with self._ack_lock:
+            games = set(self._acked)
+        for game in games | set(self.outbox.held_games()):
+            self._maybe_resend(game, now, missing=False)
 
     def _flush_backlog(self) -> None:
         """Hand the whole outbox to paho in order, once, on the first connect (network thread)."""
@@ -229,6 +261,62 @@ class PahoPublisher:
                 info = self._client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain)
                 self._register(info.mid, item.rowid)
             self._resend_backlog = False
+
+    # -- end-to-end acknowledgement by the recorder -----------------------------------------------------------
+    def follow_recorder(self, ack_topic: str) -> None:
+        """Subscribe to the recorder's acks for this table (``TableTopics.recorder_ack``)."""
+        self.subscribe(ack_topic, self._on_recorder_ack, qos=1)
+
+    def _on_recorder_ack(self, topic: str, payload: bytes) -> None:  # paho network thread
+        try:
+            doc = loads_bounded(payload, max_bytes=4096, max_depth=4)
+            game, seq, missing = str(doc["game"]), int(doc["seq"]), int(doc.get("missing", 0))
+        except (ValueError, KeyError, TypeError) as exc:
+            LOGGER.warning("ignored a malformed recorder ack on %s: %s", topic, exc)
+            return
+        now = time.monotonic()
+        with self._ack_lock:
+            if seq > self._acked.get(game, -1):
+                self._acked[game] = seq
+                self._progress_s[game] = now
+        if self.outbox.get_meta("recorder_seen") is None:
+            self.outbox.set_meta("recorder_seen", "1")
+        self.outbox.recorder_ack(game, seq)
+        self._maybe_resend(game, now, missing=missing > 0)
+
+    def resend_stale(self) -> int:
+        """Resend held events of every game whose recorder ack has stalled; returns how many were sent (any
+        thread; the service calls it from its poll loop)."""
+        now = time.monotonic()
+        with self._ack_lock:
+            games = list(self._acked)
+        return sum(self._maybe_resend(game, now, missing=False) for game in games)
+
+    def _maybe_resend(self, game: str, now: float, *, missing: bool) -> int:
+        if not self.connected and not missing:
+            return 0
+        with self._ack_lock:
+            acked = self._acked.get(game, 0)
+            stalled = now - self._progress_s.get(game, now) >= self.stale_s
+            after_connect = game not in self._resent_since_connect
+            throttled = now - self._resend_s.get(game, -1e9) < self.resend_min_s
+            if not (after_connect or ((missing or stalled) and not throttled)):
+                return 0
+            self._resend_s[game] = now
+            self._resent_since_connect.add(game)
+            if stalled:
+                self._progress_s[game] = now  # wait another stale_s before the next one
+        held = self.outbox.held(game, acked)
+        if not held:
+            return 0
+        with self._send_lock:
+            for item in held:
+                info = self._client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain)
+                self._register(info.mid, item.rowid)
+        self.resent += len(held)
+        LOGGER.info("resent %d event(s) of %s after seq %d that the recorder does not have yet", len(held), game,
+                    acked, extra={"game": game, "resent": len(held)})
+        return len(held)
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self._connected.clear()

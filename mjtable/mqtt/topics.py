@@ -14,6 +14,8 @@ Layout (``<id>`` is the table id, ``[A-Za-z0-9_-]{1,32}``):
 * ``mjtable/v1/table/<id>/referee/events``   alerts, rejections and infractions in full (``mjtable.event/1``), QoS 1
 * ``mjtable/v1/table/<id>/referee/record``   retained complete game record at the game end
   (``mjtable.engine_record/1``: every accepted engine event, wall faces included), QoS 1; referees and recorders
+* ``mjtable/v1/table/<id>/recorder/ack``     retained end-to-end acknowledgement from the recorder
+  (``mjtable.recorder_ack/1``: every event of ``game`` up to ``seq`` is stored), QoS 1; recorders write, the table reads
 * ``mjtable/v1/spectator/<id>/{state,events,timers}``  the public tree again, delayed by the broadcast delay
 
 Pure and thread-safe.
@@ -95,6 +97,10 @@ class TableTopics:
     @property
     def referee_record(self) -> str:
         return f"{self.base}/referee/record"
+
+    @property
+    def recorder_ack(self) -> str:
+        return f"{self.base}/recorder/ack"
 
     @property
     def spectator_base(self) -> str:

@@ -29,8 +29,10 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mjtable.recorder.recorder import Recorder
+from mjtable.recorder.rejected import RejectedLog
 from mjtable.recorder.store import SqlEventStore, StoreError, redact_url
 from mjtable.records import (
     game_records_from_events,
@@ -55,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="most events per database transaction (0: one insert per message)")
     parser.add_argument("--mqtt-version", choices=("5", "3.1.1"), default="5",
                         help="MQTT version (3.1.1 costs less CPU per message; mosquitto accepts $share from it)")
+    parser.add_argument("--rejected-log", type=Path, default=None, metavar="FILE",
+                        help="where poison messages are set aside (JSON lines; default: next to a SQLite --db, "
+                             "else ./recorder-rejected.jsonl)")
     parser.add_argument("--export", type=Path, default=None, metavar="DIR",
                         help="write game records, score sheets and standings from the database, then exit")
     parser.add_argument("--import-journal", type=Path, action="append", default=[], metavar="JOURNAL",
@@ -78,6 +83,13 @@ def parse_broker(text: str) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) < 65536 or "/" in host or " " in host:
         raise ValueError(f"bad broker {text!r}: use HOST, HOST:PORT or mqtt://HOST[:PORT]")
     return host, int(port)
+
+
+def default_rejected_log(db: str) -> Path:
+    """Next to a SQLite database (``<db>.rejected.jsonl``), else ``./recorder-rejected.jsonl``."""
+    if db.startswith(("postgresql://", "postgres://")) or db == ":memory:":
+        return Path("recorder-rejected.jsonl")
+    return Path(db.removeprefix("sqlite:///") + ".rejected.jsonl")
 
 
 def export(store: SqlEventStore, out: Path) -> dict[str, Any]:
@@ -138,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = SqlEventStore(args.db, stored_by=args.client_id)
     except (StoreError, OSError) as exc:
-        _emit({"event": "error", "error": str(exc)})
+        secret = urlsplit(args.db).password
+        _emit({"event": "error", "error": str(exc).replace(secret, "***") if secret else str(exc)})
         return 2
     if args.import_journal:
         result = import_journals(store, args.import_journal)
@@ -158,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         rec = Recorder(store, host, port, client_id=args.client_id, username=args.username, password=password,
-                       share_group=args.share_group, batch_max=max(0, args.batch),
-                       mqtt_version=args.mqtt_version).start()
+                       share_group=args.share_group, batch_max=max(0, args.batch), mqtt_version=args.mqtt_version,
+                       rejected=RejectedLog(args.rejected_log or default_rejected_log(args.db))).start()
     except ValueError as exc:
         _emit({"event": "error", "error": str(exc)})
         return 2
@@ -169,9 +182,8 @@ def run(args: argparse.Namespace) -> int:
     _emit({"event": "recorder_started", "broker": f"{host}:{port}", "db": redact_url(args.db),
            "client_id": args.client_id, "share_group": args.share_group})
     while not stop.wait(args.stats_every_s):
-        _emit({"event": "recorder_stats", "stored": rec.stored, "duplicates": rec.duplicates,
-               "rejected": rec.rejected, "connected": rec.wait_connected(0), "backlog": rec.backlog})
+        _emit({"event": "recorder_stats", **rec.stats(), "connected": rec.wait_connected(0)})
     rec.stop()
     store.close()
-    _emit({"event": "recorder_stopped", "stored": rec.stored, "duplicates": rec.duplicates, "rejected": rec.rejected})
+    _emit({"event": "recorder_stopped", **rec.stats()})
     return 0

@@ -109,14 +109,16 @@ class BatchWriter:
             self.batches += 1
 
     def _store(self, batch: list[Inbound]) -> bool:
-        events = self._sink.collect(batch)
+        events: Sequence[dict[str, Any]] | None = None
         while True:
-            try:
+            try:  # collect stores status and records at once: a database error there is retried too
+                if events is None:
+                    events = self._sink.collect(batch)
                 self._sink.commit(events)
                 return True
             except Exception as exc:  # a database error: keep the batch, acknowledge nothing, retry
                 self.failures += 1
-                LOGGER.error("recorder could not store %d events (%s); retrying in %.1f s", len(events), exc,
+                LOGGER.error("recorder could not store %d messages (%s); retrying in %.1f s", len(batch), exc,
                              self.retry_s)
                 if self._stop.wait(self.retry_s):
                     return False

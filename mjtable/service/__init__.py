@@ -27,8 +27,9 @@ from firmware_bridge.session import LinkTiming
 from hw.backend import PinBackend
 from hw.factory import open_backend
 from hw.panel import TablePanel
-from mjtable.config import LOG_LEVELS, Config, ConfigError, load_config
+from mjtable.config import LOG_LEVELS, Config, ConfigError
 from mjtable.mqtt.channel import TableChannel, status_message
+from mjtable.mqtt.commands import Command
 from mjtable.mqtt.delay import SpectatorDelayQueue
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher, Publisher
@@ -57,6 +58,7 @@ class Injected:
     observations: Callable[[], ObservationSource] | None = None
     link_timing: LinkTiming | None = None
     publisher: Publisher | None = None
+    mcu_link: LinkFactory | None = None
     session_extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -86,7 +88,8 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
     def phase() -> str:
         return service_ref[0].phase()
 
-    mcu = McuPart(_link_factory(cfg, inj), emit, health, describe=_link_name(cfg), wall_reader=inj.wall_reader)
+    mcu = McuPart(inj.mcu_link or _link_factory(cfg, inj), emit, health, describe=_link_name(cfg),
+                  wall_reader=inj.wall_reader)
 
     open_panel: Callable[[], TablePanel] | None = None
     if inj.gpio_backend is not None:
@@ -116,13 +119,16 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
 
     topics = TableTopics(cfg.table.id)
     publisher = inj.publisher
+    ledger: Outbox | None = None
     if publisher is None:
         password = Path(cfg.mqtt.password_file).read_text().strip() if cfg.mqtt.password_file else None
-        publisher = PahoPublisher(
-            cfg.mqtt.host, cfg.mqtt.port, f"mjtable-{cfg.table.id}",
-            outbox=Outbox(cfg.table.data_dir / f"{cfg.table.id}.outbox.sqlite"),
+        ledger = Outbox(cfg.table.data_dir / f"{cfg.table.id}.outbox.sqlite")
+        paho = PahoPublisher(
+            cfg.mqtt.host, cfg.mqtt.port, f"mjtable-{cfg.table.id}", outbox=ledger,
             will=status_message(topics, "offline"), online=status_message(topics, "online"),
-            username=cfg.mqtt.username or None, password=password).start()
+            username=cfg.mqtt.username or None, password=password)
+        paho.follow_recorder(topics.recorder_ack)  # events stay in the outbox until the recorder has them
+        publisher = paho.start()
     game_id = f"{cfg.table.id}-{int(table.state.session.start_s)}"
     journal_path = cfg.journal_path
 
@@ -136,12 +142,15 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
         if cfg.mqtt.spectator_delay_s > 0 else None
     channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id, validate=cfg.mqtt.validate,
                            spectator_delay_s=cfg.mqtt.spectator_delay_s, delay_queue=delay_queue,
-                           record_events=record_events)
+                           record_events=record_events, ledger=ledger)
 
     def emit_json(obj: dict[str, Any], done: Callable[[str | None], None]) -> None:
         service_ref[0].emit_json(obj, done)
 
-    mqtt = MqttPart(publisher, channel, emit_json, health, inj.clock)
+    def clear_fault(cmd: Command, answer: Callable[[str | None], None]) -> None:
+        service_ref[0].clear_fault(cmd.id, cmd.referee, answer)
+
+    mqtt = MqttPart(publisher, channel, emit_json, health, inj.clock, clear_fault=clear_fault)
 
     service = TableService(table, mcu=mcu, gpio=gpio, camera=camera, mqtt=mqtt, health=health, notifier=notifier,
                            clock=inj.clock)
@@ -189,8 +198,10 @@ async def serve(service: TableService) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mjtable.config_check import load_checked
+
     try:
-        cfg = load_config(args.config)
+        cfg = load_checked(args.config)  # the same validation as ``mjtable doctor``
     except ConfigError as exc:
         print(json.dumps({"level": "error", "msg": str(exc)}), file=sys.stderr)
         return 2
@@ -200,6 +211,9 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         LOGGER.error("cannot resume the journal %s: %s", cfg.journal_path, exc)
         return 1
+    except OSError as exc:  # the file system changed since the check (a full disk, a vanished mount)
+        LOGGER.error("cannot start: %s", exc)
+        return 2
     try:
         asyncio.run(serve(service))
     except Exception:

@@ -65,7 +65,7 @@ def public_event(ev: Event, fx: tuple[Effect, ...], before: GameState | None = N
     elif isinstance(ev, LinkChanged):
         out.append(("mcu_link", {"up": ev.up}))
     elif isinstance(ev, RefereeCommand):
-        ref: dict[str, Any] = {"command": ev.command, "reason": ev.reason}
+        ref: dict[str, Any] = {"command": ev.command}  # the free-text reason stays referee-only (issue 19.9)
         if ev.seat is not None:
             ref["seat"] = ev.seat
         out.append(("referee", ref))

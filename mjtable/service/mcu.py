@@ -149,6 +149,19 @@ class McuPart:
         self._reported_boots.add(boot)
         self._emit(McuFault, code="mcu_reset", message=message)
 
+    async def clear_fault(self) -> None:
+        """Send CLEAR_FAULT to the table (the referee fixed a jam, a miscount, a stuck lift ...): through the
+        link's ``clear_fault`` (``firmware_bridge.port.TablePort``; any link the service uses implements it).
+        Raises ``BridgeError`` (e.g. ``McuNackError`` FAULT_ACTIVE: still too hot, or a CRITICAL fault that needs
+        RESET) or when no link came up within ``link_wait_s``."""
+        if self.link is None and self._factory is not None:  # e.g. reconnecting after an MCU reset
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._up.wait(), self._link_wait_s)
+        link = self.link
+        if link is None:
+            raise BridgeError("the table MCU is not connected")
+        await link.clear_fault()
+
     def busy(self, name: str) -> bool:
         """Whether an engine command of this name is still running (e.g. a build)."""
         return self.in_flight.get(name, 0) > 0

@@ -170,6 +170,10 @@ class CameraPart:
 EmitJson = Callable[[dict[str, Any], Callable[[str | None], None]], None]
 
 
+#: clear_fault(command, answer): CLEAR_FAULT to the table MCU, then resume the engine; answer(None | reason).
+ClearFault = Callable[[Command, Callable[[str | None], None]], None]
+
+
 class MqttPart:
     """Publishes views and events through :class:`mjtable.mqtt.channel.TableChannel`; takes referee commands in.
 
@@ -178,8 +182,10 @@ class MqttPart:
     """
 
     def __init__(self, publisher: Publisher, channel: TableChannel, emit_json: EmitJson,
-                 health: Health, clock: Callable[[], float], *, poll_s: float = 1.0) -> None:
+                 health: Health, clock: Callable[[], float], *, poll_s: float = 1.0,
+                 clear_fault: ClearFault | None = None) -> None:
         self.publisher = publisher
+        self._clear_fault = clear_fault
         self.channel = channel
         self._emit_json = emit_json
         self._health = health
@@ -218,6 +224,9 @@ class MqttPart:
                 self.publish_health(self._health)
             was_connected = connected
             self.channel.tick()  # releases the delayed spectator mirror
+            resend_stale = getattr(self.publisher, "resend_stale", None)
+            if connected and resend_stale is not None:  # the recorder's end-to-end ack stalled: resend
+                resend_stale()
             await asyncio.sleep(self._poll_s)
 
     def _on_command_thread(self, cmd: Command) -> None:  # paho network thread
@@ -229,4 +238,10 @@ class MqttPart:
         def answer(error: str | None) -> None:
             self.endpoint.answer(cmd.id, ok=error is None, error=error)
 
+        if cmd.command == "clear_fault":  # for the table MCU, not the engine (the engine then resumes)
+            if self._clear_fault is None:
+                answer("this table has no MCU to clear")
+            else:
+                self._clear_fault(cmd, answer)
+            return
         self._emit_json(engine_event_json(cmd, self._clock()), answer)

@@ -18,8 +18,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from controller.engine.effects import McuCommand
-from controller.engine.events import Event
+from controller.engine.events import Event, event_from_json
+from controller.engine.state import GameState
+from controller.engine.step import step
+from controller.journal import JournaledTable, fold
 from mjtable.mqtt.channel import TableChannel
+from mjtable.service.events_out import public_event
 from mjtable.service.mcu import McuPart
 from mjtable.service.parts import GpioPart
 
@@ -88,6 +92,42 @@ class ServicePublisher:
                 self.channel.publish_event(kind, data, event_id=f"{self.channel.game_id}:{seq}:{k}", ts_s=ts_s)
             except Exception:  # a schema/guard refusal must never stop the referee
                 LOGGER.exception("publishing %s at seq %d failed", kind, seq)
+        ledger = self.channel.ledger
+        if ledger is not None:  # what a resumed service must publish again starts after this journal seq
+            ledger.set_meta(published_key(self.channel.game_id), str(seq))
+
+
+def published_key(game_id: str) -> str:
+    """The outbox ``meta`` key holding the last journal seq whose public events are in the outbox."""
+    return f"published_n:{game_id}"
+
+
+def republish_unconfirmed(table: JournaledTable, publisher: ServicePublisher) -> int:
+    """After a resume: publish the public events of the journaled events whose publication the outbox never
+    recorded (a SIGKILL between the journal's fsync and the outbox, issue 19.3); returns how many journal events
+    were looked at again.  Ids are deterministic and the outbox ledger drops ids already published, so nothing is
+    sent twice under two seqs.  Without a mark (an outbox from before this) the last accepted event is checked."""
+    channel = publisher.channel
+    if channel is None or channel.ledger is None:
+        return 0
+    mark = channel.ledger.get_meta(published_key(channel.game_id))
+    records = [r for r in table.journal.records if r.rec == "event"]
+    if not records:
+        return 0
+    after = int(mark) if mark is not None else records[-1].n - 1
+    todo = [r for r in records if r.n > after]
+    if not todo:
+        return 0
+    before: GameState | None = fold([event_from_json(r.event) for r in records if r.n < todo[0].n]) \
+        if todo[0].n > 1 else None
+    for r in todo:
+        ev = event_from_json(r.event)
+        if before is None:
+            before = fold([ev])
+            continue
+        publisher.publish_events(public_event(ev, (), before), r.n, ev.at_s)
+        before = step(before, ev)[0]
+    return len(todo)
 
 
 class InboxTimers:

@@ -29,12 +29,19 @@ from controller.engine.events import ClockTick, Event, event_from_json
 from controller.engine.state import GameState, Phase
 from controller.journal import JournaledTable
 from controller.shell import EngineShell
+from firmware_bridge.events import BridgeError
 from mjtable.service.events_out import public_event
 from mjtable.service.health import Health
 from mjtable.service.mcu import McuPart
 from mjtable.service.notify import Notifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart
-from mjtable.service.ports import InboxTimers, ServiceIndicators, ServiceMcuPort, ServicePublisher
+from mjtable.service.ports import (
+    InboxTimers,
+    ServiceIndicators,
+    ServiceMcuPort,
+    ServicePublisher,
+    republish_unconfirmed,
+)
 
 LOGGER = logging.getLogger(__name__)
 
@@ -86,6 +93,7 @@ class TableService:
         self._prefix = id_prefix or f"{os.getpid():x}{int(time.time() * 1000) % 0xFFFFFF:06x}"
         self._ids = itertools.count(1)
         self._stop = asyncio.Event()
+        self._jobs: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()
         self.restart_s = 5.0
         health.listeners.append(self._on_health)
@@ -112,6 +120,32 @@ class TableService:
                 on_done(str(exc))
             return
         self.inbox.put_nowait(_Inbound(ev, on_done))
+
+    def clear_fault(self, command_id: str, referee: str | None, answer: Callable[[str | None], None]) -> None:
+        """The referee fixed the table and clears its fault (loop thread): CLEAR_FAULT to the MCU, then a journaled
+        ``resume`` of the engine (which re-issues the build or the dice the fault interrupted)."""
+        task = asyncio.get_running_loop().create_task(self._clear_fault(command_id, referee, answer),
+                                                      name="service.clear_fault")
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
+
+    async def _clear_fault(self, command_id: str, referee: str | None, answer: Callable[[str | None], None]) -> None:
+        if self.mcu is None:
+            answer("this table has no MCU to clear")
+            return
+        try:
+            await self.mcu.clear_fault()
+        except BridgeError as exc:
+            LOGGER.warning("the table refused CLEAR_FAULT: %s", exc)
+            answer(f"the table refused to clear the fault: {exc}")
+            return
+        LOGGER.info("table fault cleared by %s", referee or "the referee", extra={"referee": referee})
+        if self.table.state.paused:
+            self.emit_json({"type": "referee", "id": f"cmd:{command_id}", "at_s": self.clock(), "command": "resume",
+                            "reason": f"table fault cleared by {referee or 'the referee'}"}, answer)
+        else:
+            self._reissue_table_work()
+            answer(None)
 
     def submit_nowait(self, event: Event) -> None:
         """Queue a fully formed event (the demo's operator entries)."""
@@ -156,6 +190,8 @@ class TableService:
                     task.cancel()
         finally:
             self._timers.cancel_all()
+            for job in list(self._jobs):
+                job.cancel()
             if self.mcu is not None:
                 await self.mcu.aclose()
             self.health.listeners.remove(self._on_health)
@@ -168,6 +204,8 @@ class TableService:
             LOGGER.info("resumed from the journal at seq %d, phase %s", st.seq, st.phase,
                         extra={"seq": st.seq, "phase": str(st.phase)})
         await self.shell.resume()
+        if self.table.resumed:
+            self._republish_unconfirmed()
         st = self.table.state
         if not self.table.resumed or st.paused:
             return
@@ -175,6 +213,12 @@ class TableService:
         if st.hand is not None and st.hand.turn is not None and st.phase is Phase.TURN and self.gpio is not None:
             for e in [SetLed(seat=s, on=s == st.hand.turn) for s in range(4)]:
                 self.gpio.set_led(e.seat, e.on)
+
+    def _republish_unconfirmed(self) -> None:
+        """Publish what the journal holds and the outbox never recorded (see :func:`republish_unconfirmed`)."""
+        n = republish_unconfirmed(self.table, self.publisher)
+        if n:
+            LOGGER.info("republished the public events of %d journaled event(s)", n, extra={"republished": n})
 
     async def _supervise(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
         """Run one part for the life of the service: a bug that escapes it is logged, reported as the part

@@ -123,7 +123,7 @@ def test_command_endpoint_answers_everything_and_drops_duplicates() -> None:
     pub = FakePublisher(broker, "table-T1")
     got: list[Command] = []
     ep = CommandEndpoint("T1", pub, got.append).start()
-    topic = ep.topics.command
+    topic = ep.topics.command + "/alice"  # the referee is the user the ACL let write under its name
     ok = {"schema": "mjtable.command/1", "id": "c1", "command": "correct_tile", "seat": 1, "zone": "pond",
           "position": 3, "tile": "5p", "referee": "alice"}
     pub.publish(topic, json.dumps(ok).encode())

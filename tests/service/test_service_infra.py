@@ -91,10 +91,14 @@ def test_doctor_sees_degraded_service_and_torn_journal(tmp_path: Path) -> None:
     c = check_service_health(cfg, now_s=60.0)
     assert c.status == "warn" and "camera: down: no camera" in c.detail
     assert check_service_health(cfg, now_s=500.0).detail.startswith("last health report is 450 s old")
-    cfg.journal_path.write_text('{"type":"session_start"}\n{"type":"tick"}\n{"type":"ti')
+    from controller.journal import Record, encode_line
+
+    lines = [encode_line(Record("event", n, {"type": kind, "id": f"e{n}"}))
+             for n, kind in ((1, "session_start"), (2, "tick"))]
+    cfg.journal_path.write_bytes(b"\n".join(lines) + b'\n{"event":{"type":"ti')  # journal lines carry checksums
     c = check_data_dir(cfg)
     assert c.status == "ok" and "3 entries" in c.detail and "torn last line" in c.detail
-    cfg.journal_path.write_text('{"type":"session_start"}\nnot json\n{"type":"tick"}\n')
+    cfg.journal_path.write_bytes(lines[0] + b"\nnot json\n" + lines[1] + b"\n")
     assert check_data_dir(cfg).status == "fail"
 
 

@@ -1,0 +1,53 @@
+"""Bounded JSON decoding for every payload that comes from outside (commands, events, records, acks).
+
+``loads_bounded(payload, max_bytes=..., max_depth=...)`` checks the size, then the nesting depth with a linear
+scan of the bytes (brackets outside strings), and only then calls ``json.loads``: a 4 KB ``[[[[...`` can never
+reach the recursive parser or the schema validator.  Raises :class:`mjtable.schemas.PayloadError` with a
+readable reason.  Pure; thread-safe.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mjtable.schemas import PayloadError
+
+#: deepest nesting any mjtable document uses is about 8 (a hand result inside an event); leave room
+MAX_DEPTH = 32
+
+
+def json_depth(payload: bytes) -> int:
+    """The deepest nesting of ``[``/``{`` in a JSON text (brackets inside strings do not count)."""
+    if payload.count(b"[") + payload.count(b"{") <= 1:
+        return payload.count(b"[") + payload.count(b"{")
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in payload:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def loads_bounded(payload: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode one UTF-8 JSON payload no larger than ``max_bytes`` and no deeper than ``max_depth``."""
+    if len(payload) > max_bytes:
+        raise PayloadError(f"payload of {len(payload)} bytes exceeds the {max_bytes}-byte limit")
+    if payload.count(b"[") + payload.count(b"{") > max_depth and json_depth(payload) > max_depth:
+        raise PayloadError(f"JSON nested deeper than {max_depth} levels")
+    try:
+        return json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise PayloadError(f"not UTF-8 JSON: {exc}") from exc
