@@ -23,7 +23,8 @@ from mjtable.mqtt.topics import PREFIX, check_table_id
 #: table topic leaves a room sends to the venue (everything a table writes); commands come the other way
 OUT_LEAVES = ("state", "events", "timers", "status", "health", "referee/state", "referee/result", "referee/events",
               "referee/record")
-IN_LEAVES = ("referee/command",)
+#: commands (bare on an anonymous broker, ``/<referee user>`` under the venue ACL) and the recorder's end-to-end ack
+IN_LEAVES = ("referee/command", "referee/command/+", "recorder/ack")
 ROOM_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 

@@ -327,6 +327,8 @@ class Recorder:
 
     # -- end-to-end acknowledgement ----------------------------------------------------------------------
     def _seen(self, table: str, game: str, seq: int) -> None:
+        if self.share_group:  # a group member sees only its share: its gaps are its partners' events
+            return
         key = (table, game)
         with self._plock:
             progress = self._progress.get(key)

@@ -60,7 +60,7 @@ def test_rooms_bridged_to_a_venue_broker(tmp_path: Path) -> None:
         channels: dict[str, TableChannel] = {}
         for room, tables in ROOMS.items():
             broker = rooms[room]
-            in_room[room] = Collector(broker.host, broker.port, ["mjtable/v1/table/+/referee/command"])
+            in_room[room] = Collector(broker.host, broker.port, ["mjtable/v1/table/+/referee/command/+"])
             for t in tables:
                 tt = TableTopics(t)
                 pub = PahoPublisher(broker.host, broker.port, f"mjtable-table-{t}", will=status_message(tt, "offline"),
@@ -84,8 +84,10 @@ def test_rooms_bridged_to_a_venue_broker(tmp_path: Path) -> None:
                                                for t, p, _ in ms))
         # a referee command on the venue broker reaches the table's own room, and only once
         cmd = {"schema": "mjtable.command/1", "id": "c1", "command": "pause"}
-        referee.client.publish(TableTopics("E2").command, json.dumps(cmd), qos=1)
-        assert in_room["east"].wait_for(lambda ms: any(t == TableTopics("E2").command for t, _, _ in ms))
+        # (under the venue ACL a referee writes only under its own user name: .../referee/command/<user>)
+        command_topic = TableTopics("E2").command + "/referee"
+        referee.client.publish(command_topic, json.dumps(cmd), qos=1)
+        assert in_room["east"].wait_for(lambda ms: any(t == command_topic for t, _, _ in ms))
         # the venue broker goes down: the rooms keep playing, their brokers queue, nothing is lost
         venue.stop(timeout_s=60)  # a clean stop saves its queues (a crash loses what it acknowledged since its
         publish(50)               # last autosave: hop-by-hop QoS 1, see docs/mqtt.md)
@@ -98,8 +100,8 @@ def test_rooms_bridged_to_a_venue_broker(tmp_path: Path) -> None:
         # a room broker lost: the venue sees its bridge go down (the bridge's last will on the venue broker)
         rooms["west"].stop()
         assert referee.wait_for(lambda ms: any(t == bridge_state_topic("west") and p == b"0" for t, p, _ in ms), 30)
-        assert [m for m in in_room["east"].messages if m[0] == TableTopics("E2").command][:2] == [
-            (TableTopics("E2").command, json.dumps(cmd).encode(), False)]
+        assert [m for m in in_room["east"].messages if m[0] == command_topic][:2] == [
+            (command_topic, json.dumps(cmd).encode(), False)]
     finally:
         for pub in pubs:
             pub.close()
@@ -119,6 +121,8 @@ def test_bridge_config_refuses_what_would_lose_or_leak() -> None:
     lines = conf.splitlines()
     assert "cleansession false" in lines and "bridge_cafile /etc/mosquitto/certs/ca.crt" in lines
     assert "topic mjtable/v1/table/E1/referee/command in 1" in lines
+    assert "topic mjtable/v1/table/E1/referee/command/+ in 1" in lines  # a referee's own command topic
+    assert "topic mjtable/v1/table/E1/recorder/ack in 1" in lines  # the venue recorder's end-to-end ack
     assert not any(line.endswith("referee/command out 1") for line in lines)  # commands never go back out
     assert "topic mjtable/v1/table/E2/events out 1" not in lines
     for bad in ({"qos": 0}, {"password": "two words"}):
