@@ -25,9 +25,10 @@ def _by_the_scorer(hand: Hand, void: str | None) -> list[Tile]:
 
 
 def test_known_waits() -> None:
-    assert [t.code for t in winning_tiles(Hand(parse_tiles("1123456778999m")[:13], ()))] == \
-        [t.code for t in _by_the_scorer(Hand(parse_tiles("1123456778999m")[:13], ()), None)]
-    seven = Hand(parse_tiles("1133557799m224p"), ())  # seven pairs waiting on 4p; a four counts as two pairs
+    nine_gates = Hand(tuple(parse_tiles("1112345678999m")), ())  # waits on every man tile
+    assert [t.code for t in winning_tiles(nine_gates)] == [f"{r}m" for r in range(1, 10)]
+    assert winning_tiles(nine_gates) == _by_the_scorer(nine_gates, None)
+    seven = Hand(tuple(parse_tiles("1133557799m224p")), ())  # seven pairs waiting on 4p; a four counts as two pairs
     assert [t.code for t in winning_tiles(seven)] == ["4p"]
     assert winning_tiles(seven, "p") == []  # holding the void suit is no win (L342)
 
