@@ -8,6 +8,7 @@ player still in pays base + 1 (L520).  Pure and thread-safe.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from mjtable.tiles import Hand, MeldKind, Tile
 
@@ -211,7 +212,7 @@ def winning_tiles(hand: Hand, void_suit: str | None = None) -> list[Tile]:
     """
     held = counts27(hand.all_tiles)
     out: list[Tile] = []
-    for k in range(NUM_SUITED):
+    for k in _shape_waits(tuple(counts27(hand.concealed)), not hand.melds):  # only these can pass score_win
         t = Tile(k)
         if held[k] >= 4:
             continue
@@ -221,6 +222,21 @@ def winning_tiles(hand: Hand, void_suit: str | None = None) -> list[Tile]:
             continue
         out.append(t)
     return out
+
+
+@lru_cache(maxsize=8192)
+def _shape_waits(concealed: tuple[int, ...], seven_pairs_ok: bool) -> tuple[int, ...]:
+    """Suited kinds that give the concealed counts score_win's shape (one pair + sets, L444; seven pairs without
+    melds, L448): the candidates :func:`winning_tiles` scores.  Cached per count vector (查大叫 asks it for every
+    seat at every drawn hand's end)."""
+    c = list(concealed)
+    out = []
+    for k in range(NUM_SUITED):
+        c[k] += 1
+        if is_basic_complete(c) or (seven_pairs_ok and is_seven_pairs(c)):
+            out.append(k)
+        c[k] -= 1
+    return tuple(out)
 
 
 def max_tenpai_fan(hand: Hand, void_suit: str | None, options: SichuanOptions = DEFAULT_OPTIONS) -> int | None:
