@@ -2,7 +2,7 @@
 
 MCR profiles (``mcr-1998``, ``mcr-2006`` default, ``mcr-2017``) are scored by :mod:`controller.mcr`;
 ``sichuan-sbr-2025`` and ``riichi-hkma-2025`` are dispatched to their packages (see
-:func:`controller.mcr.jsonlines.handler_for`).  Exit status 0 even when some lines fail (each failure is an
+:func:`controller.cli_jsonlines.handler_for`).  Exit status 0 even when some lines fail (each failure is an
 ``{"ok": false, "error": ...}`` line); 2 for bad arguments.
 """
 
@@ -13,7 +13,7 @@ import io
 import sys
 from typing import TextIO
 
-from controller.mcr.jsonlines import ALL_RULES, handler_for, parse_options, run_lines
+from controller.cli_jsonlines import ALL_RULES, handler_for, parse_options, run_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from controller.engine.effects import Effect
     from controller.engine.events import Event
-    from controller.engine.ruleset import WinSituation
+    from controller.engine.ruleset import ClaimKind, WinSituation
     from controller.engine.state import GameState, HandResult, HandState, SeatState, SessionState
     from mjtable.tiles import Tile
 
@@ -131,6 +131,11 @@ class EngineExtension:
     def view_extra(self, state: GameState, *, referee: bool) -> dict[str, Any]:
         """Extra top-level keys of the public (``referee`` False: no hidden information!) or referee view."""
         return {}
+
+    def late_call(self, state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState | None:
+        """A ``kind`` call by ``seat`` after its window closed: the rulebook's own treatment (a new state, or raise
+        ``Reject``); None: the core's (MCR: void, laddered where the seed says so)."""
+        return None
 
     def false_win_voids_later_calls(self) -> bool:
         """True when a false win on a discard voids the later win calls on it (MCR 2017 is handled by name)."""

@@ -26,6 +26,7 @@ from controller.engine import camera, penalties
 from controller.engine.errors import Reject
 from controller.engine.events import ButtonPressed, Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
+from controller.engine.ext_riichi_penalties import kuikae_faces, record_level
 from controller.engine.ext_riichi_state import (
     FALSE_WIN_POINTS,
     FOUR_FALSE,
@@ -62,6 +63,10 @@ if TYPE_CHECKING:
 
 class RiichiExtension(EngineExtension):
     """The engine hooks of HKMA 2025 riichi (see module doc)."""
+
+    def late_call(self, state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState | None:
+        """HKMA: level 2, a repeat in the half-game level 4, then 5 [002:L512-L514]."""
+        return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void", fx)
 
     def __init__(self, rules: RiichiRuleset) -> None:
         self.rules = rules
@@ -113,8 +118,6 @@ class RiichiExtension(EngineExtension):
             if ev.riichi or ext.intent == seat:
                 self._check_riichi(hand, ext, seat, t)
             if not hand.drew and s.melds and self._kuikae(s, t):  # 喰替 caught at once: back, level 2 (L566)
-                from controller.engine.ext_riichi_penalties import record_level
-
                 return record_level(state, seat, "kuikae", 2, f"喰替: {t.code} right after the call is taken back "
                                     "(L564-L566)", fx)
         elif isinstance(ev, Claim) and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
@@ -172,8 +175,6 @@ class RiichiExtension(EngineExtension):
 
     def _kuikae(self, s: SeatState, t: Tile) -> bool:
         """``t`` is a 喰替 discard after the call just made, and the seat has another tile it could discard."""
-        from controller.engine.ext_riichi_penalties import kuikae_faces
-
         m = s.melds[-1]
         banned = kuikae_faces(m, self.rules.options.kuikae) if m.claimed_from is not None else frozenset()
         return t.kind in banned and (s.unknown > 0 or any(x.kind not in banned for x in s.known))
@@ -455,8 +456,6 @@ class RiichiExtension(EngineExtension):
                 return Action("discard", (("tile", hand.drawn.code),))
             if default.kind == "discard" and not hand.drew and s.melds \
                     and self._kuikae(s, parse_tile(dict(default.fields)["tile"])):  # no 喰替 (L564)
-                from controller.engine.ext_riichi_penalties import kuikae_faces
-
                 banned = kuikae_faces(s.melds[-1], self.rules.options.kuikae)
                 rest = replace(s, known=tuple(x for x in s.known if x.kind not in banned))
                 default = Action("discard", (("tile", bot.best_discard(rest).code),))

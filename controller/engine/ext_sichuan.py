@@ -54,6 +54,10 @@ class SichuanExtension(EngineExtension):
 
     # --- wall, break, 定缺 -------------------------------------------------------------------------------
 
+    def late_call(self, state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState | None:
+        """Sichuan: a late call is simply void, no penalty."""
+        raise Reject("no_window", f"a {kind} called after the window closed is void [001:L428]")
+
     def dice_throws(self) -> int:
         """One throw of two dice by the dealer (L318)."""
         return 1

@@ -48,9 +48,10 @@ from controller.engine.events import (
     PromotedKong,
     RefereeCommand,
 )
+from controller.engine.ext import ext_of
 from controller.engine.mcr_ruleset import McrVenue
 from controller.engine.query import known_count, next_active, player_index, ruleset_of
-from controller.engine.ruleset import ClaimKind, FalseWinKind, InformationMode
+from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, GameState, MeldRec, Phase
 from mjtable.tiles import MeldKind, Tile
 
@@ -141,13 +142,10 @@ def next_player_draws(state: GameState, ev: Event, fx: list[Effect]) -> GameStat
 
 def late_call(state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState:
     """A call after its time: void; laddered where the seed says it is an infraction."""
+    handled = ext_of(state).late_call(state, seat, kind, fx)  # Sichuan: void; HKMA: levels (the extensions)
+    if handled is not None:
+        return handled
     name = ruleset_of(state).name
-    if name.startswith("sichuan"):
-        raise Reject("no_window", f"a {kind} called after the window closed is void [001:L428]")
-    if name.startswith("riichi"):  # HKMA: level 2, a repeat in the half-game level 4, then 5 [002:L512-L514]
-        from controller.engine.ext_riichi_penalties import record_level
-
-        return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void", fx)
     if kind is ClaimKind.CHOW or (kind is ClaimKind.WIN and name in ("mcr-1998", "mcr-2006")):
         raise Reject("no_window", f"the right to {kind} ended with the next player's draw [004:L478]")
     cite = "[003:L45@2059]" if name == "mcr-2017" else "[000:L797; 004:L457]"
@@ -242,23 +240,6 @@ def _as_passed(state: GameState, seat: int, fx: list[Effect]) -> GameState:
     return claims.maybe_close(state, fx)
 
 
-# --- intentional false win, 2017 (point 9) ------------------------------------------------------------
-
-
-def after_false_win(state: GameState, seat: int, kind: FalseWinKind, fx: list[Effect]) -> GameState:
-    """MCR 2017 有意诈和 / a dead seat's win call: a warning; the player's second one proposes disqualification."""
-    if ruleset_of(state).name != "mcr-2017" or kind not in (FalseWinKind.FAR_SHORT, FalseWinKind.DEAD_HAND):
-        return state
-    p = player_index(state, seat)
-    before = sum(1 for i in state.infractions if i.kind == "intentional_false_win" and i.player_index == p)
-    state = penalties.record(state, seat, "intentional_false_win", "intentional false win (有意诈和): warning "
-                             "[003:L45@3775]", fx, points=0, status="applied")
-    if before:
-        state = penalties.record(state, seat, "disqualified", "a second intentional false win: disqualification "
-                                 "(取消比赛资格) [003:L45@3775]", fx, status="proposed")
-    return state
-
-
 # --- turn overruns (point 7) ----------------------------------------------------------------------------
 
 
@@ -325,5 +306,5 @@ def _meld_kind(tiles: tuple[Tile, ...], old: MeldRec) -> MeldKind:
     raise Reject("bad_event", "the tiles do not make a chow, pung or kong")
 
 
-__all__ = ["McrVenue", "after_false_win", "claim_event", "correct_meld", "late_call", "next_player_draws",
+__all__ = ["McrVenue", "claim_event", "correct_meld", "late_call", "next_player_draws",
            "on_claim_deadline", "overrun", "slow_kinds", "slow_window_call"]

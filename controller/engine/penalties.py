@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from controller.engine.effects import Effect, InfractionEffect
 from controller.engine.query import player_index, ruleset_of
+from controller.engine.ruleset import FalseWinKind
 from controller.engine.state import GameState, HandState, Infraction, PenaltyMode, SeatState
 
 
@@ -69,4 +70,18 @@ def set_status(state: GameState, infraction_id: str, status: str) -> GameState:
         state = deduct(state, p, found.points)
     elif status == "waived" and found.status == "applied":
         state = deduct(state, p, -found.points)
+    return state
+
+
+def after_false_win(state: GameState, seat: int, kind: FalseWinKind, fx: list[Effect]) -> GameState:
+    """MCR 2017 有意诈和 / a dead seat's win call: a warning; the player's second one proposes disqualification."""
+    if ruleset_of(state).name != "mcr-2017" or kind not in (FalseWinKind.FAR_SHORT, FalseWinKind.DEAD_HAND):
+        return state
+    p = player_index(state, seat)
+    before = sum(1 for i in state.infractions if i.kind == "intentional_false_win" and i.player_index == p)
+    state = record(state, seat, "intentional_false_win", "intentional false win (有意诈和): warning "
+                   "[003:L45@3775]", fx, points=0, status="applied")
+    if before:
+        state = record(state, seat, "disqualified", "a second intentional false win: disqualification "
+                       "(取消比赛资格) [003:L45@3775]", fx, status="proposed")
     return state

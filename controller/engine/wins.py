@@ -209,9 +209,7 @@ def false_win(state: GameState, seat: int, check: WinCheck, fx: list[Effect]) ->
     if rules.disqualifies(kind):
         state = penalties.record(state, seat, "disqualified", "intentional false win (有意诈和) [000:L804]", fx,
                                  status="proposed")
-    from controller.engine.infractions import after_false_win
-
-    state = after_false_win(state, seat, kind, fx)  # MCR 2017: warning, then disqualification [003:L45@3775]
+    state = penalties.after_false_win(state, seat, kind, fx)  # MCR 2017: warning, then disqualification [003:L45@3775]
     hand = state.hand
     assert hand is not None
     s = hand.seats[seat]

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from controller.cli_jsonlines import handle_text_line, handler_for, run_lines
 from controller.mcr import (
     RULE_PROFILES,
     InvalidHand,
@@ -21,7 +22,6 @@ from controller.mcr import (
     waits_detail,
 )
 from controller.mcr.generate import random_wins
-from controller.mcr.jsonlines import handle_text_line, handler_for, run_lines
 from mjtable.tiles import parse_hand, tile
 
 E, S = tile("1z"), tile("2z")

@@ -64,6 +64,8 @@ _RULES: tuple[tuple[str, int], ...] = (
 
 def layer_of(module: str) -> int:
     """The layer of a dotted module name (``controller.engine.step`` -> 3)."""
+    if module.startswith("controller.engine.ext_"):  # every extension module (ext_riichi_penalties, ...)
+        return 4
     best, found = -1, 5
     for prefix, layer in _RULES:
         if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
