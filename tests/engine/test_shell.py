@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.engine.effects import InfractionEffect
 from controller.engine.events import SessionStart, event_from_json
 from controller.engine.simulate import START_S
 from controller.engine.state import Phase
@@ -74,7 +75,7 @@ async def test_shell_resume_rearms_timers_from_wall_clock(tmp_path: Path) -> Non
     assert pub2.last_public is not None
     ev = event_from_json({"type": "claim", "id": "late", "at_s": clock.now_s(), "seat": 2, "kind": "pung"})
     fx = await shell2.submit(ev)
-    assert [e.infraction["kind"] for e in fx if e.type == "infraction"] == ["late_call"]  # void, on the ladder
+    assert [e.infraction["kind"] for e in fx if isinstance(e, InfractionEffect)] == ["late_call"]  # void, laddered
     shell2.table.close()
 
 
