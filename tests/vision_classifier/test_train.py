@@ -35,15 +35,14 @@ def test_batches_are_seeded_and_echoing_reuses_each_fresh_chunk_later() -> None:
     from vision.synth.render import available_styles
 
     styles = available_styles()[:2]
-    kw = {"n": 8, "seed": 3, "variants": 1}
-    here = list(train.batches(styles, steps=3, workers=0, **kw))
-    there = list(train.batches(styles, steps=3, workers=1, **kw))
+    here = list(train.batches(styles, steps=3, workers=0, n=8, seed=3, variants=1))
+    there = list(train.batches(styles, steps=3, workers=1, n=8, seed=3, variants=1))
     for (xa, ya), (xb, yb) in zip(here, there, strict=True):
         assert xa.shape == (8, 3, train.INPUT_SIZE, train.INPUT_SIZE) and np.array_equal(xa, xb)
         assert np.array_equal(ya, yb)
     gap = train.ECHO_GAP
     fresh = list(train.batches(styles, steps=gap + 2, workers=0, n=4, seed=3, variants=1))
-    echoed = list(train.batches(styles, steps=gap + 2, workers=0, echo=2, **kw))
+    echoed = list(train.batches(styles, steps=gap + 2, workers=0, echo=2, n=8, seed=3, variants=1))
     assert np.array_equal(echoed[0][0], fresh[0][0])  # the first steps have no earlier chunk yet
     for k in (gap, gap + 1):
         x, y = echoed[k]
