@@ -26,8 +26,9 @@ confident face (``real_validation``; targets top-1 >= 98 %, every face >= 95 %, 
 confident).  ``--anchor-model OLD.onnx`` (e.g. the previous model: ``git show 2320d7e:vision/models/...``) is
 measured in the same run on the same crops (``anchor_model``: real validation at its own threshold, or the
 service's old default 0.6 when its card has none; synthetic held-out; per-tile time; frame-to-events).  The
-frame-to-events median at 1920 x 1080 on one thread (``pipeline_1080p_one_thread_ms_median``, target <= 100 ms
-so that a Pi 4 keeps 3-5 frames/s) is measured for both.  ``--photos DIR`` (``DIR/<code>/*.jpg``) adds the top-1
+frame-to-events median at 1920 x 1080 on one thread (``pipeline_1080p_one_thread``: wall and CPU ms, target
+<= 100 ms CPU so that a Pi 4 keeps 3-5 frames/s; the wall time grows with the machine's load) is measured for
+both.  ``--photos DIR`` (``DIR/<code>/*.jpg``) adds the top-1
 accuracy of any other set of photos.
 """
 
@@ -126,15 +127,22 @@ def real_validation(clf: OnnxTileClassifier, directory: Path) -> dict[str, Any]:
     return figures
 
 
-def frame_1080p_one_thread(model: Path | None, frames: int) -> float | None:
-    """Median frame-to-events time (ms) of the table pipeline at 1920 x 1080 with one thread (OpenCV and
-    onnxruntime), or None without the pipeline."""
+def frame_1080p_one_thread(model: Path | None, frames: int) -> dict[str, float] | None:
+    """Median frame-to-events time (ms, wall clock and process CPU) of the table pipeline at 1920 x 1080 with one
+    thread (OpenCV and onnxruntime), or None without the pipeline.  On one thread the CPU time is what the wall
+    time would be on an idle machine; on a loaded one the wall time is inflated by other processes."""
     try:
         from vision.pipeline.bench import bench_pipeline
     except ImportError:
         return None
     got = bench_pipeline(frames=frames, model=model, frame_size=(1920, 1080), threads=1)
-    return float(got["pipeline_frame_ms_median"])
+    return {
+        "wall_ms_median": float(got["pipeline_frame_ms_median"]),
+        "cpu_ms_median": float(got["pipeline_frame_cpu_ms_median"]),
+        "discards_correct": got["pipeline_discards_correct"],
+        "discard_events": got["pipeline_discard_events"],
+        "load_average_1min": got["pipeline_load_average_1min"],
+    }
 
 
 def anchor_model(path: Path, args: argparse.Namespace, crops: list[Any], codes: list[str]) -> dict[str, Any]:
@@ -151,7 +159,7 @@ def anchor_model(path: Path, args: argparse.Namespace, crops: list[Any], codes: 
         out["real_validation"] = real_validation(old, args.real)
         out["real_enrollment"] = enrollment(old, args.real, int(old.meta.get("seed", 0)))
     if not args.no_pipeline:
-        out["pipeline_1080p_one_thread_ms_median"] = frame_1080p_one_thread(path, args.frames_1080p)
+        out["pipeline_1080p_one_thread"] = frame_1080p_one_thread(path, args.frames_1080p)
     return out
 
 
@@ -267,9 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         passed["real_confident_wrong<=0.002"] = real["confident_wrong"] <= 0.002
         passed["real_confident>=0.90"] = real["confident"] >= 0.90
     if not args.no_pipeline:
-        ms_1080 = frame_1080p_one_thread(args.model, args.frames_1080p)
-        out["pipeline_1080p_one_thread_ms_median"] = ms_1080
-        passed["frame_1080p_one_thread<=100ms"] = None if ms_1080 is None else ms_1080 <= TARGET_1080P_ONE_THREAD_MS
+        one = frame_1080p_one_thread(args.model, args.frames_1080p)
+        out["pipeline_1080p_one_thread"] = one
+        ok = None if one is None else one["cpu_ms_median"] <= TARGET_1080P_ONE_THREAD_MS
+        passed["frame_1080p_one_thread_cpu<=100ms"] = ok
     if args.anchor_model is not None:
         out["anchor_model"] = anchor_model(args.anchor_model, args, all_crops, all_codes)
     pipe = None if args.no_pipeline else _pipeline(args.model)

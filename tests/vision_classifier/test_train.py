@@ -16,16 +16,28 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
     from vision import train
 
-    assert (
-        train.main(["--out", str(tmp_path), "--steps", "3", "--batch", "8", "--variants", "1", "--eval-per-class", "1"])
-        == 0
-    )
-    meta = json.loads((tmp_path / "tile_classifier.json").read_text())
-    assert meta["classes"] == list(CLASSES) and meta["recipe"]["steps"] == 3
+    from tests.vision_classifier.test_realdata import _fake_set
+
+    real = _fake_set(tmp_path / "real")
+    out = tmp_path / "model"
+    argv = ["--out", str(out), "--steps", "3", "--batch", "8", "--variants", "1", "--eval-per-class", "1"]
+    assert train.main([*argv, "--real", str(real)]) == 0
+    meta = json.loads((out / "tile_classifier.json").read_text())
+    assert meta["classes"] == [*CLASSES, "not_a_tile"] and meta["recipe"]["steps"] == 3
     assert set(meta["held_out"]["accuracy_per_style"]) and "cn-ming" in meta["unseen_styles"]
-    clf = OnnxTileClassifier.load(tmp_path / "tile_classifier.onnx")
+    assert meta["real_photos"]["val_sources"] == 2 and meta["real_photos"]["credit"].endswith("CC BY 4.0")
+    assert 0 < meta["calibration"]["temperature"] and 0.3 <= meta["calibration"]["min_confidence"] <= 0.99
+    assert 0 <= meta["real_validation"]["top1"] <= 1 and "before" in meta["real_enrollment"]
+    clf = OnnxTileClassifier.load(out / "tile_classifier.onnx")
+    assert clf.temperature == meta["calibration"]["temperature"]
     logits, embeds = clf.run([np.zeros((30, 40, 3), np.uint8)] * 2)
-    assert logits.shape == (2, len(CLASSES)) and embeds is not None and embeds.shape == (2, train.EMBED_DIM)
+    assert logits.shape == (2, len(CLASSES) + 1) and embeds is not None and embeds.shape == (2, train.EMBED_DIM)
+    # fine-tuning starts from an exported model: the same outputs before any step
+    again = tmp_path / "again"
+    tune = ["--real", "none", "--steps", "1", "--lr", "1e-9", "--init", str(out / "tile_classifier.onnx")]
+    assert train.main([*argv, *tune, "--out", str(again)]) == 0
+    logits2, _ = OnnxTileClassifier.load(again / "tile_classifier.onnx").run([np.zeros((30, 40, 3), np.uint8)])
+    assert np.allclose(logits2[0], logits[0], atol=1e-3)
 
 
 def test_batches_are_seeded_and_echoing_reuses_each_fresh_chunk_later() -> None:
