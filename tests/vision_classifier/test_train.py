@@ -14,9 +14,8 @@ from vision.synth.render import CLASSES
 
 def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
-    from vision import train
-
     from tests.vision_classifier.test_realdata import _fake_set
+    from vision import train
 
     real = _fake_set(tmp_path / "real")
     out = tmp_path / "model"
@@ -26,7 +25,7 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert meta["classes"] == [*CLASSES, "not_a_tile"] and meta["recipe"]["steps"] == 3
     assert set(meta["held_out"]["accuracy_per_style"]) and "cn-ming" in meta["unseen_styles"]
     assert meta["real_photos"]["val_sources"] == 2 and meta["real_photos"]["credit"].endswith("CC BY 4.0")
-    assert 0 < meta["calibration"]["temperature"] and 0.3 <= meta["calibration"]["min_confidence"] <= 0.99
+    assert meta["calibration"]["temperature"] > 0 and 0.3 <= meta["calibration"]["min_confidence"] <= 0.99
     assert 0 <= meta["real_validation"]["top1"] <= 1 and "before" in meta["real_enrollment"]
     clf = OnnxTileClassifier.load(out / "tile_classifier.onnx")
     assert clf.temperature == meta["calibration"]["temperature"]
