@@ -124,13 +124,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=None)
     p.add_argument("--real", type=Path, default=realdata.DEFAULT_REAL_DIR)
     p.add_argument("--out", type=Path, default=Path("docs"))
+    p.add_argument("--suffix", default="", help="appended to the file names (e.g. -candidate)")
     args = p.parse_args(argv)
     clf = OnnxTileClassifier.load(args.model, threads=1)
     seed = int(clf.meta.get("seed", 0))
     threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", 0.6))
     real = measure(clf, args.real, seed)
-    name = f"real validation split (source photos held out, seed {seed})"
-    paths = {"reliability": args.out / "vision-reliability.png", "confusion": args.out / "vision-confusion.png"}
+    name = f"{clf.meta.get('label', '')}real validation split (source photos held out, seed {seed})"
+    paths = {
+        "reliability": args.out / f"vision-reliability{args.suffix}.png",
+        "confusion": args.out / f"vision-confusion{args.suffix}.png",
+    }
     cv2.imwrite(str(paths["reliability"]), reliability(real, clf.temperature, threshold, f"Reliability: {name}"))
     cv2.imwrite(str(paths["confusion"]), confusion(real, clf.temperature, f"Confusion: {name}"))
     print(json.dumps({k: str(v) for k, v in paths.items()}))

@@ -8,7 +8,7 @@ on synthetic tiles only: ``--real none --steps 8000 --lr 3e-3 --neg-share 0 --bf
     git show 2320d7e:vision/models/tile_classifier.json > /tmp/base.json
     .venv/bin/python -m vision.train --out vision/models --init /tmp/base.onnx
 
-(the defaults are the committed recipe: 2000 steps, batch 96 = 48 real crops + 12 not-a-tile + 36 synthetic,
+(the defaults are the committed recipe: 1000 steps, batch 96 = 48 real crops + 12 not-a-tile + 36 synthetic,
 lr 1e-3, float32; the real photographs from ``../shared/data/real-tiles``, split by source photo with
 ``--seed``, see ``vision.realdata``).  After training, the model card gets the real validation figures, the
 temperature fitted on the real validation crops and the ``min_confidence`` chosen from it
@@ -493,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("vision/models"))
-    p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--batch", type=int, default=96)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--variants", type=int, default=8, help="renders per class and style in the face pool")
