@@ -70,14 +70,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.set_defaults(pipeline=None, missing=missing if support is None else f"{add_name}/{main_name}")
 
 
-def read_image(path: Path) -> npt.NDArray[np.uint8]:
-    """Read an image file as BGR uint8; raises OSError (missing) or ValueError (not a decodable image)."""
-    import cv2
+#: Largest image file read (bytes) and largest decoded image (pixels): a tile photo is far smaller; anything
+#: bigger is refused before it is decoded (a small file can hold a huge image).
+MAX_IMAGE_BYTES = 32 * 1024 * 1024
+MAX_IMAGE_PIXELS = 40_000_000
 
-    data = np.fromfile(path, dtype=np.uint8)  # raises OSError (FileNotFoundError, IsADirectoryError ...)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if img is None:
+
+def read_image(path: Path) -> npt.NDArray[np.uint8]:
+    """Read an image file as BGR uint8, or BGRA when it has transparency (the classifier flattens it on the
+    felt); 16-bit images are scaled to 8 bits.  Raises OSError (missing, a directory, unreadable) or ValueError
+    (empty, larger than MAX_IMAGE_BYTES or MAX_IMAGE_PIXELS, or not a decodable image), each naming the cause."""
+    import cv2
+    from PIL import Image, UnidentifiedImageError
+
+    size = path.stat().st_size  # raises OSError (FileNotFoundError ...)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory")
+    if size == 0:
+        raise ValueError("empty file")
+    if size > MAX_IMAGE_BYTES:
+        raise ValueError(f"file of {size} bytes is larger than the {MAX_IMAGE_BYTES} bytes allowed")
+    try:
+        with Image.open(path) as probe:  # reads the header only
+            w, h = probe.size
+    except (UnidentifiedImageError, Image.DecompressionBombError, SyntaxError) as exc:
+        raise ValueError(f"not a readable image (corrupt or unsupported format): {exc}") from exc
+    if w * h > MAX_IMAGE_PIXELS:
+        raise ValueError(f"image of {w}x{h} pixels is larger than the {MAX_IMAGE_PIXELS} pixels allowed")
+    data = np.fromfile(path, dtype=np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    if img is None or img.size == 0:
         raise ValueError("not a readable image (corrupt or unsupported format)")
+    if img.dtype == np.uint16:
+        img = np.right_shift(np.asarray(img, np.uint16), 8).astype(np.uint8)
+    if img.dtype != np.uint8:
+        raise ValueError(f"unsupported pixel type {img.dtype}")
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    elif img.ndim == 3 and img.shape[2] == 4 and int(img[..., 3].min()) == 255:
+        img = np.ascontiguousarray(img[..., :3])  # opaque: plain BGR
+    if img.ndim != 3 or img.shape[2] not in (3, 4):
+        raise ValueError(f"unsupported image layout {img.shape}")
     return np.asarray(img, dtype=np.uint8)
 
 

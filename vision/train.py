@@ -1,8 +1,18 @@
-"""Train the tile classifier on synthetic tiles and export it to ONNX (needs torch: the ``train`` extra).
+"""Train the tile classifier on real photographs and synthetic tiles and export it to ONNX (needs torch: the
+``train`` extra).
 
-One command reproduces the committed model (about 14 minutes on the 2 cores of the shared build machine)::
+One command reproduces the committed model from the previous one (commit 2320d7e, itself this script's output
+on synthetic tiles only: ``--real none --steps 8000 --lr 3e-3 --neg-share 0 --bf16``, older code)::
 
-    /work/train-venv/bin/python -m vision.train --out vision/models
+    git show 2320d7e:vision/models/tile_classifier.onnx > /tmp/base.onnx
+    git show 2320d7e:vision/models/tile_classifier.json > /tmp/base.json
+    .venv/bin/python -m vision.train --out vision/models --init /tmp/base.onnx
+
+(the defaults are the committed recipe: 1000 steps, batch 96 = 48 real crops + 12 not-a-tile + 36 synthetic,
+lr 1e-3, float32; the real photographs from ``../shared/data/real-tiles``, split by source photo with
+``--seed``, see ``vision.realdata``).  After training, the model card gets the real validation figures, the
+temperature fitted on the real validation crops and the ``min_confidence`` chosen from it
+(``vision.realeval``), and enrollment measured on real crops.
 
 The data is generated on the fly: a pool of rendered faces (``vision.synth.render``, every installed training
 style, several random per-set variations of each class), each placed on the table and filmed twice per step
@@ -23,19 +33,24 @@ rerun on the same machine and torch build gives the same weights.  Runs in the m
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import multiprocessing
 import time
 from collections import deque
 from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from vision import realdata
 from vision.synth.augment import augment, augment_views, working_scale
+from vision.synth.negatives import KINDS as NEGATIVE_KINDS
+from vision.synth.negatives import negative
 from vision.synth.render import CLASSES, HELD_OUT_STYLES, ONE_INK_P, available_styles, render_tile_face
 
 INPUT_SIZE = 48
@@ -47,7 +62,34 @@ HEAD_FILE = "tile_classifier.head.npz"
 #: steps between the reuses of a chunk of samples under data echoing (``--echo``)
 ECHO_GAP = 7
 
+#: what is not a tile face (felt, hands, rims, dice, blank or tiny images): the model's last class
+NOT_A_TILE = "not_a_tile"
+#: the model's classes: the tile codes, ``back`` and ``not_a_tile``
+MODEL_CLASSES: tuple[str, ...] = (*CLASSES, NOT_A_TILE)
+#: negative regions cut from each real training photo (``vision.realdata.negative_boxes``)
+NEGATIVES_PER_PHOTO = 6
+
 Batch = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]
+
+
+class RealPool:
+    """The real training photos' stored regions (``vision.realdata.region``): per model class index the regions
+    of its boxes, and the negative regions (outside every box).  Built from the training split of source photos
+    (``realdata.split_sources(boxes, seed)``)."""
+
+    def __init__(self, directory: Path, seed: int) -> None:
+        boxes = realdata.read_labels(directory)
+        train, _ = realdata.split_sources(boxes, seed)
+        self.faces: list[list[npt.NDArray[np.uint8]]] = [[] for _ in MODEL_CLASSES]
+        self.negatives: list[npt.NDArray[np.uint8]] = []
+        rng = np.random.default_rng([seed, 18])
+        for name, items in realdata.by_file([b for b in boxes if b.source in train]).items():
+            photo = realdata.read_photo(directory, name)
+            for b in items:
+                self.faces[MODEL_CLASSES.index(b.code)].append(realdata.region(photo, b))
+            for b in realdata.negative_boxes(items, rng, NEGATIVES_PER_PHOTO, size=photo.shape[0]):
+                self.negatives.append(realdata.region(photo, b))
+        self.present = [i for i, f in enumerate(self.faces) if f]
 
 
 def preprocess(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
@@ -69,11 +111,55 @@ def face_pool(styles: tuple[str, ...], variants: int, seed: int) -> list[list[np
 
 
 def make_batch(
-    pool: list[list[npt.NDArray[np.uint8]]], n: int, rng: np.random.Generator, variants: int, views: int = 1
+    pool: list[list[npt.NDArray[np.uint8]]],
+    n: int,
+    rng: np.random.Generator,
+    variants: int,
+    views: int = 1,
+    *,
+    real: RealPool | None = None,
+    real_share: float = 0.0,
+    neg_share: float = 0.0,
 ) -> Batch:
-    """``n`` augmented samples with uniformly drawn classes; two faces of the same style (pool entries come in
-    runs of ``variants`` per style) are offered as pond neighbours.  ``views`` > 1 (repeated augmentation):
-    ``n // views`` placements on the table, each filmed ``views`` times (``augment_views``)."""
+    """``n`` augmented samples: ``round(n * real_share)`` real photographed faces (``real``: class drawn
+    uniformly among the faces it has, then a region of it, ``realdata.augment_region``), ``round(n *
+    neg_share)`` negatives (``not_a_tile``: half regions of the real photos outside the boxes, half drawn by
+    ``vision.synth.negatives`` of a uniformly drawn kind) and the rest synthetic: uniformly drawn classes, two
+    faces of the same style (pool entries come in runs of ``variants`` per style) offered as pond neighbours;
+    ``views`` > 1 (repeated augmentation): placements on the table, each filmed ``views`` times
+    (``augment_views``)."""
+    xs: list[npt.NDArray[np.float32]] = []
+    ys: list[npt.NDArray[np.int64]] = []
+    n_real = round(n * real_share) if real is not None else 0
+    n_neg = round(n * neg_share)
+    if n_real or n_neg:
+        crops: list[npt.NDArray[np.uint8]] = []
+        labels: list[int] = []
+        for _ in range(n_real):
+            assert real is not None
+            y = real.present[int(rng.integers(len(real.present)))]
+            regions = real.faces[y]
+            crops.append(realdata.augment_region(regions[int(rng.integers(len(regions)))], rng, INPUT_SIZE))
+            labels.append(y)
+        for k in range(n_neg):
+            if real is not None and real.negatives and k % 2 == 0:
+                reg = real.negatives[int(rng.integers(len(real.negatives)))]
+                crops.append(realdata.augment_region(reg, rng, INPUT_SIZE))
+            else:
+                crops.append(negative(NEGATIVE_KINDS[int(rng.integers(len(NEGATIVE_KINDS)))], rng, INPUT_SIZE))
+            labels.append(len(MODEL_CLASSES) - 1)
+        xs.append(preprocess(crops))
+        ys.append(np.asarray(labels, np.int64))
+    synth_x, synth_y = _synthetic(pool, n - n_real - n_neg, rng, variants, views)
+    xs.append(synth_x)
+    ys.append(synth_y)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _synthetic(
+    pool: list[list[npt.NDArray[np.uint8]]], n: int, rng: np.random.Generator, variants: int, views: int
+) -> Batch:
+    """``n`` synthetic samples (see ``make_batch``)."""
     scenes = max(1, n // views)
     labels = rng.integers(len(CLASSES), size=scenes)
     crops = []
@@ -89,24 +175,46 @@ def make_batch(
     return preprocess(crops), np.repeat(labels, max(1, views)).astype(np.int64)
 
 
-#: the face pool of a batch-maker process (rendered there by ``_worker_init``)
+@dataclass(frozen=True)
+class Mix:
+    """What a batch holds besides synthetic tiles: real photos (``real_dir``, None: none) and their share, and
+    the share of negatives."""
+
+    real_dir: Path | None = None
+    real_share: float = 0.0
+    neg_share: float = 0.0
+
+
+#: the face pool and real regions of a batch-maker process (made there by ``_worker_init``)
 _WORKER_POOL: list[list[npt.NDArray[np.uint8]]] = []
+_WORKER_REAL: list[RealPool] = []
 
 
-def _worker_init(styles: tuple[str, ...], variants: int, seed: int) -> None:
+def _worker_init(styles: tuple[str, ...], variants: int, seed: int, mix: Mix) -> None:
     import cv2
 
     cv2.setNumThreads(1)  # one core per batch-maker process
     _WORKER_POOL[:] = face_pool(styles, variants, seed)
+    _WORKER_REAL[:] = [RealPool(mix.real_dir, seed)] if mix.real_dir is not None else []
 
 
-def _worker_batch(job: tuple[int, int, int, int, int]) -> Batch:
+def _batch(
+    pool: list[list[npt.NDArray[np.uint8]]], real: list[RealPool], mix: Mix, job: tuple[int, int, int, int, int]
+) -> Batch:
     seed, step, n, variants, views = job
-    return make_batch(_WORKER_POOL, n, np.random.default_rng([seed, step]), variants, views)
+    rng = np.random.default_rng([seed, step])
+    pool_real = real[0] if real else None
+    return make_batch(
+        pool, n, rng, variants, views, real=pool_real, real_share=mix.real_share, neg_share=mix.neg_share
+    )
+
+
+def _worker_batch(job: tuple[int, int, int, int, int], mix: Mix) -> Batch:
+    return _batch(_WORKER_POOL, _WORKER_REAL, mix, job)
 
 
 def _fresh(
-    styles: tuple[str, ...], *, steps: int, n: int, seed: int, variants: int, workers: int, views: int
+    styles: tuple[str, ...], *, steps: int, n: int, seed: int, variants: int, workers: int, views: int, mix: Mix
 ) -> Generator[Batch, None, None]:
     """``steps`` fresh batches of ``n`` samples in order: the face pool of ``styles`` (``face_pool(styles,
     variants, seed)``), batch ``k`` made from seed ``[seed, k]``, so the stream is the same whatever ``workers``
@@ -115,22 +223,22 @@ def _fresh(
     and cv2's thread pool does not survive a fork); 0: in this process, one batch ahead on a thread."""
     if workers <= 0:
         pool = face_pool(styles, variants, seed)
+        real = [RealPool(mix.real_dir, seed)] if mix.real_dir is not None else []
         with ThreadPoolExecutor(max_workers=1) as ex:
-            ahead = ex.submit(make_batch, pool, n, np.random.default_rng([seed, 0]), variants, views)
+            ahead = ex.submit(_batch, pool, real, mix, (seed, 0, n, variants, views))
             for step in range(steps):
                 batch = ahead.result()
                 if step + 1 < steps:
-                    rng = np.random.default_rng([seed, step + 1])
-                    ahead = ex.submit(make_batch, pool, n, rng, variants, views)
+                    ahead = ex.submit(_batch, pool, real, mix, (seed, step + 1, n, variants, views))
                 yield batch
         return
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers, initializer=_worker_init, initargs=(styles, variants, seed)) as procs:
+    with ctx.Pool(workers, initializer=_worker_init, initargs=(styles, variants, seed, mix)) as procs:
         queue: deque[Any] = deque()
         nxt = 0
         for _ in range(steps):
             while nxt < steps and len(queue) < 2 * workers + 1:
-                queue.append(procs.apply_async(_worker_batch, ((seed, nxt, n, variants, views),)))
+                queue.append(procs.apply_async(_worker_batch, ((seed, nxt, n, variants, views), mix)))
                 nxt += 1
             yield queue.popleft().get()
 
@@ -145,6 +253,7 @@ def batches(
     workers: int,
     echo: int = 1,
     views: int = 1,
+    mix: Mix | None = None,
 ) -> Generator[Batch, None, None]:
     """The training batches in step order (see ``_fresh`` for the pool, seeds and ``workers``; ``views``: see
     ``make_batch``).
@@ -153,12 +262,17 @@ def batches(
     ``n // echo`` fresh samples and trains on them together with the fresh samples of steps ``k - ECHO_GAP``,
     ``k - 2 * ECHO_GAP``, ... (``echo - 1`` earlier chunks, fewer in the first steps), so every sample is seen
     ``echo`` times, each time in other company."""
+    mix = mix or Mix()
     if echo <= 1:
-        yield from _fresh(styles, steps=steps, n=n, seed=seed, variants=variants, workers=workers, views=views)
+        yield from _fresh(
+            styles, steps=steps, n=n, seed=seed, variants=variants, workers=workers, views=views, mix=mix
+        )
         return
     chunks: deque[Batch] = deque(maxlen=ECHO_GAP * (echo - 1) + 1)
     chunk = n // echo
-    for fresh in _fresh(styles, steps=steps, n=chunk, seed=seed, variants=variants, workers=workers, views=views):
+    for fresh in _fresh(
+        styles, steps=steps, n=chunk, seed=seed, variants=variants, workers=workers, views=views, mix=mix
+    ):
         chunks.append(fresh)
         parts = [chunks[-1 - j * ECHO_GAP] for j in range(echo) if j * ECHO_GAP < len(chunks)]
         yield np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
@@ -174,7 +288,7 @@ def build_model(widths: tuple[int, int, int] = (32, 64, 192)) -> Any:
         conv = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
         return nn.Sequential(conv, nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
-    class TileNet(nn.Module):  # type: ignore[misc]
+    class TileNet(nn.Module):  # type: ignore[misc, unused-ignore]
         def __init__(self) -> None:
             super().__init__()
             a, b, c = widths
@@ -189,7 +303,7 @@ def build_model(widths: tuple[int, int, int] = (32, 64, 192)) -> Any:
                 nn.Flatten(),
             )
             self.embed = nn.Sequential(nn.Linear(c, EMBED_DIM), nn.ReLU(inplace=True))
-            self.head = nn.Linear(EMBED_DIM, len(CLASSES))
+            self.head = nn.Linear(EMBED_DIM, len(MODEL_CLASSES))
 
         def forward(self, x: Any) -> tuple[Any, Any]:
             e = self.embed(self.features(x))
@@ -197,6 +311,51 @@ def build_model(widths: tuple[int, int, int] = (32, 64, 192)) -> Any:
 
     torch.manual_seed(0)
     return TileNet()
+
+
+def init_from_onnx(model: Any, path: Path) -> None:
+    """Start from an exported model (``path``: a TileNet ONNX file written by ``export_onnx``, its batch norms
+    folded into the convolutions): each conv takes the folded weight, its batch norm becomes the identity plus
+    the folded bias (mean 0, variance 1 - eps, scale 1), the embedding is copied, and the head's rows of the
+    classes the old model had are copied (a new class's row starts at zero).  The batch norms must then stay
+    in eval mode (``freeze_batch_norms``): their statistics are folded already."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    blocks: list[Any] = [m for m in model.features if isinstance(m, torch.nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks)}")
+    with torch.no_grad():
+        for node, block in zip(convs, blocks, strict=True):
+            conv: Any = block[0]
+            bn: Any = block[1]
+            conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
+        model.embed[0].weight.copy_(torch.from_numpy(weights["embed.0.weight"].copy()))
+        model.embed[0].bias.copy_(torch.from_numpy(weights["embed.0.bias"].copy()))
+        old_classes = json.loads(path.with_suffix(".json").read_text())["classes"]
+        model.head.weight.zero_()
+        model.head.bias.zero_()
+        for i, code in enumerate(old_classes):
+            j = MODEL_CLASSES.index(code)
+            model.head.weight[j] = torch.from_numpy(weights["head.weight"][i].copy())
+            model.head.bias[j] = float(weights["head.bias"][i])
+
+
+def freeze_batch_norms(model: Any) -> None:
+    """Batch norms in eval mode (statistics fixed; scale and shift still learnt)."""
+    import torch
+
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
 
 
 def evaluate(model: Any, styles: tuple[str, ...], per_class: int, seed: int) -> dict[str, float]:
@@ -287,13 +446,56 @@ def train_step(
         )
 
 
+def real_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
+    """The model card's real-photo entries for the exported model: the data and split, the temperature fitted
+    on the validation crops, the threshold chosen from it (``vision.realeval``) and the validation figures."""
+    from vision.classifier import OnnxTileClassifier
+    from vision.realeval import MAX_CONFIDENT_WRONG, MIN_CONFIDENT_SHARE, calibrate, measure, report
+
+    boxes = realdata.read_labels(real_dir)
+    train, val = realdata.split_sources(boxes, seed)
+    clf = OnnxTileClassifier.load(onnx_path, threads=1)
+    real = measure(clf, real_dir, seed, val)
+    temperature, threshold = calibrate(real)
+    figures = report(real, temperature, threshold)
+    return {
+        "real_photos": {
+            "data": "../shared/data/real-tiles (860 photos 640x640: 430 source photos x 2 versions; labels.csv)",
+            "credit": realdata.CREDIT,
+            "split": "by source photo: vision.realdata.split_sources"
+            f"(seed={seed}, val_fraction={realdata.VAL_FRACTION})",
+            "train_sources": len(train),
+            "val_sources": len(val),
+            "train_boxes": sum(b.source in train for b in boxes),
+            "val_boxes": sum(b.source in val for b in boxes),
+            "crop_margin": realdata.CROP_MARGIN,
+        },
+        "calibration": {
+            "temperature": temperature,
+            "fitted_on": "real validation crops (negative log-likelihood)",
+            "min_confidence": threshold,
+            "rule": f"lowest threshold with confident-and-wrong <= {MAX_CONFIDENT_WRONG:.1%} of reads "
+            f"(target: >= {MIN_CONFIDENT_SHARE:.0%} of reads confident)",
+        },
+        "real_validation": figures,
+    }
+
+
+def enrollment_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
+    """The model card's ``real_enrollment`` (``vision.realeval.enrollment``) for the exported, calibrated model."""
+    from vision.classifier import OnnxTileClassifier
+    from vision.realeval import enrollment
+
+    return {"real_enrollment": enrollment(OnnxTileClassifier.load(onnx_path, threads=1), real_dir, seed)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("vision/models"))
-    p.add_argument("--steps", type=int, default=8000)
+    p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--batch", type=int, default=96)
-    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--variants", type=int, default=8, help="renders per class and style in the face pool")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -303,12 +505,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--bf16",
         action=argparse.BooleanOptionalAction,
-        default=True,
+        default=False,
         help="train under bfloat16 autocast (about twice as fast on CPUs with AVX512-BF16; weights stay float32)",
     )
     p.add_argument("--widths", type=str, default="32,64,192", help="channels of the three conv stages")
     p.add_argument("--eval-per-class", type=int, default=8)
+    p.add_argument(
+        "--real",
+        type=Path,
+        default=realdata.DEFAULT_REAL_DIR,
+        help="the real photographs with boxes (README there); 'none': synthetic tiles only",
+    )
+    p.add_argument("--real-share", type=float, default=0.5, help="share of each batch cut from real photos")
+    p.add_argument("--neg-share", type=float, default=0.12, help="share of each batch that is not a tile")
+    p.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="start from this exported model (ONNX + its .json), e.g. the previous committed one; batch norms frozen",
+    )
     args = p.parse_args(argv)
+    real_dir: Path | None = None if str(args.real) == "none" else args.real
     widths = tuple(int(v) for v in args.widths.split(","))
     if len(widths) != 3:
         p.error("--widths takes three channel counts, e.g. 24,48,96")
@@ -324,7 +541,11 @@ def main(argv: list[str] | None = None) -> int:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    if args.init is not None:
+        init_from_onnx(model, args.init)
     model.train()
+    if args.init is not None:
+        freeze_batch_norms(model)
     stream = batches(
         styles,
         steps=args.steps,
@@ -334,6 +555,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         echo=args.echo,
         views=args.views,
+        mix=Mix(real_dir, args.real_share if real_dir else 0.0, args.neg_share),
     )
     waited = 0.0
     for step in range(args.steps):
@@ -352,9 +574,9 @@ def main(argv: list[str] | None = None) -> int:
     head_path = args.out / HEAD_FILE
     save_head(model, head_path)
     n = len(CLASSES) * args.eval_per_class
-    meta = {
+    meta: dict[str, Any] = {
         "schema": "mjtable.tile_classifier/1",
-        "classes": list(CLASSES),
+        "classes": list(MODEL_CLASSES),
         "input": {
             "size": [INPUT_SIZE, INPUT_SIZE],
             "channels": "BGR",
@@ -386,6 +608,21 @@ def main(argv: list[str] | None = None) -> int:
             "bf16_autocast": args.bf16,
             "echo_gap": ECHO_GAP,
             "views": args.views,
+            "init": None
+            if args.init is None
+            else {
+                "file": args.init.name,
+                "sha256": hashlib.sha256(args.init.read_bytes()).hexdigest(),
+                "batch_norms": "folded, frozen",
+            },
+            "real_share": args.real_share if real_dir else 0.0,
+            "neg_share": args.neg_share,
+            "negatives": {
+                "real_per_photo": NEGATIVES_PER_PHOTO,
+                "synthetic_kinds": list(NEGATIVE_KINDS),
+                "real_vs_synthetic": "1:1" if real_dir else "0:1",
+            },
+            "real_augment": "vision.realdata.augment_region (mirrored with odds 1/2)",
             "torch": torch.__version__,
             "export": "torch.onnx.export dynamo=False opset 17",
         },
@@ -396,9 +633,14 @@ def main(argv: list[str] | None = None) -> int:
             "accuracy": round(float(np.mean(list(held_out.values()))), 4),
         },
         "unseen_styles": {k: round(v, 4) for k, v in unseen.items()},
-        "real_photos": "none: no real tile photographs with a usable licence were available offline",
     }
-    (args.out / "tile_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
+    meta_path = args.out / "tile_classifier.json"
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    if real_dir is not None:
+        meta.update(real_card(onnx_path, real_dir, args.seed))
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+        meta.update(enrollment_card(onnx_path, real_dir, args.seed))  # reads the calibration just written
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     print(
         json.dumps(
             {
@@ -406,6 +648,7 @@ def main(argv: list[str] | None = None) -> int:
                 "bytes": onnx_path.stat().st_size,
                 "held_out": meta["held_out"],
                 "unseen": meta["unseen_styles"],
+                "real": {k: v for k, v in meta.get("real_validation", {}).items() if k != "per_face"},
                 "train_time_s": meta["train_time_s"],
             }
         )

@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
-from mjtable.config import CameraConfig, Config
+from mjtable.config import DEFAULT_MIN_CONFIDENCE, CameraConfig, Config
 
 LOGGER = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class PipelineAdapter:
 
 
 def default_pipeline(
-    min_confidence: float = 0.6, *, allow_template: bool = False, camera: CameraConfig | None = None
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE, *, allow_template: bool = False, camera: CameraConfig | None = None
 ) -> PipelineAdapter:
     """The table pipeline (``vision.pipeline``) with the ONNX tile classifier (``vision.classifier``); RuntimeError
     naming what is missing.  ``camera``: the field of view and the tile and marker heights (else the defaults).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ def clf() -> OnnxTileClassifier:
 
 def test_committed_model_is_small_and_matches_its_metadata(clf: OnnxTileClassifier) -> None:
     assert DEFAULT_MODEL_PATH.stat().st_size < 5_000_000
-    assert clf.classes == CLASSES
+    assert clf.classes in (CLASSES, (*CLASSES, "not_a_tile"))  # models trained since issue 15 add not_a_tile
     assert clf.meta["held_out"]["accuracy"] >= 0.997  # the training run's own held-out measurement (seed 10000)
 
 
@@ -52,7 +53,7 @@ def test_predictions_are_probabilities_with_a_sorted_top3(clf: OnnxTileClassifie
     preds = clf.classify([*crops, grey])
     assert len(preds) == 6
     for p in preds:
-        assert isinstance(p, Prediction) and p.code in CLASSES
+        assert isinstance(p, Prediction) and p.code in clf.classes
         assert len(p.top3) == 3 and p.top3[0] == (p.code, p.confidence)
         probs = [q for _, q in p.top3]
         assert probs == sorted(probs, reverse=True) and 0.0 <= sum(probs) <= 1.0 + 1e-5
@@ -79,3 +80,27 @@ def test_missing_or_corrupt_model_gives_model_error(tmp_path: Path) -> None:
     bad.with_suffix(".json").write_text(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
     with pytest.raises(ModelError, match="cannot load"):
         OnnxTileClassifier.load(bad)
+
+
+def _card() -> dict[str, object]:
+    try:
+        return dict(json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+@pytest.mark.xfail(
+    "calibration" not in _card(),
+    reason="issue 15 point 3: the committed model (2320d7e) has no calibration (not retrained in time)",
+    strict=True,
+)
+def test_the_services_default_threshold_is_the_model_cards() -> None:
+    """Issue 15: ``min_confidence`` is chosen on real photographs with the model (vision.realeval) and written in
+    its card; the service's default (mjtable.config) is that value, and the card's calibration is applied."""
+    from mjtable.config import DEFAULT_MIN_CONFIDENCE, CameraConfig
+
+    card = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
+    assert card["calibration"]["min_confidence"] == DEFAULT_MIN_CONFIDENCE == CameraConfig().min_confidence
+    assert OnnxTileClassifier.load().temperature == card["calibration"]["temperature"]
+    figures = card["real_validation"]
+    assert figures["threshold"] == DEFAULT_MIN_CONFIDENCE

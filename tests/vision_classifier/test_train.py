@@ -14,18 +14,29 @@ from vision.synth.render import CLASSES
 
 def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
+    from tests.vision_classifier.test_realdata import _fake_set
     from vision import train
 
-    assert (
-        train.main(["--out", str(tmp_path), "--steps", "3", "--batch", "8", "--variants", "1", "--eval-per-class", "1"])
-        == 0
-    )
-    meta = json.loads((tmp_path / "tile_classifier.json").read_text())
-    assert meta["classes"] == list(CLASSES) and meta["recipe"]["steps"] == 3
+    real = _fake_set(tmp_path / "real")
+    out = tmp_path / "model"
+    argv = ["--out", str(out), "--steps", "3", "--batch", "8", "--variants", "1", "--eval-per-class", "1"]
+    assert train.main([*argv, "--real", str(real)]) == 0
+    meta = json.loads((out / "tile_classifier.json").read_text())
+    assert meta["classes"] == [*CLASSES, "not_a_tile"] and meta["recipe"]["steps"] == 3
     assert set(meta["held_out"]["accuracy_per_style"]) and "cn-ming" in meta["unseen_styles"]
-    clf = OnnxTileClassifier.load(tmp_path / "tile_classifier.onnx")
+    assert meta["real_photos"]["val_sources"] == 2 and meta["real_photos"]["credit"].endswith("CC BY 4.0")
+    assert meta["calibration"]["temperature"] > 0 and 0.3 <= meta["calibration"]["min_confidence"] <= 0.99
+    assert 0 <= meta["real_validation"]["top1"] <= 1 and "before" in meta["real_enrollment"]
+    clf = OnnxTileClassifier.load(out / "tile_classifier.onnx")
+    assert clf.temperature == meta["calibration"]["temperature"]
     logits, embeds = clf.run([np.zeros((30, 40, 3), np.uint8)] * 2)
-    assert logits.shape == (2, len(CLASSES)) and embeds is not None and embeds.shape == (2, train.EMBED_DIM)
+    assert logits.shape == (2, len(CLASSES) + 1) and embeds is not None and embeds.shape == (2, train.EMBED_DIM)
+    # fine-tuning starts from an exported model: the same outputs before any step
+    again = tmp_path / "again"
+    tune = ["--real", "none", "--steps", "1", "--lr", "1e-9", "--init", str(out / "tile_classifier.onnx")]
+    assert train.main([*argv, *tune, "--out", str(again)]) == 0
+    logits2, _ = OnnxTileClassifier.load(again / "tile_classifier.onnx").run([np.zeros((30, 40, 3), np.uint8)])
+    assert np.allclose(logits2[0], logits[0], atol=1e-3)
 
 
 def test_batches_are_seeded_and_echoing_reuses_each_fresh_chunk_later() -> None:
@@ -35,15 +46,14 @@ def test_batches_are_seeded_and_echoing_reuses_each_fresh_chunk_later() -> None:
     from vision.synth.render import available_styles
 
     styles = available_styles()[:2]
-    kw = {"n": 8, "seed": 3, "variants": 1}
-    here = list(train.batches(styles, steps=3, workers=0, **kw))
-    there = list(train.batches(styles, steps=3, workers=1, **kw))
+    here = list(train.batches(styles, steps=3, workers=0, n=8, seed=3, variants=1))
+    there = list(train.batches(styles, steps=3, workers=1, n=8, seed=3, variants=1))
     for (xa, ya), (xb, yb) in zip(here, there, strict=True):
         assert xa.shape == (8, 3, train.INPUT_SIZE, train.INPUT_SIZE) and np.array_equal(xa, xb)
         assert np.array_equal(ya, yb)
     gap = train.ECHO_GAP
     fresh = list(train.batches(styles, steps=gap + 2, workers=0, n=4, seed=3, variants=1))
-    echoed = list(train.batches(styles, steps=gap + 2, workers=0, echo=2, **kw))
+    echoed = list(train.batches(styles, steps=gap + 2, workers=0, echo=2, n=8, seed=3, variants=1))
     assert np.array_equal(echoed[0][0], fresh[0][0])  # the first steps have no earlier chunk yet
     for k in (gap, gap + 1):
         x, y = echoed[k]

@@ -107,3 +107,13 @@ def test_a_settled_pond_tile_nudged_in_place_keeps_its_vote(cam: SimCamera) -> N
     events = runner.play([still, nudged], 5)
     assert [(e["type"], e["tiles"], e["position"]) for e in events] == [("discard", ["2s"], 0)]
     assert runner.pipe.classified == 4  # the nudge forced one more read, which joined the tile's vote
+
+
+def test_a_blob_the_classifier_calls_not_a_tile_is_no_tile(cam: SimCamera) -> None:
+    """Issue 15: a hand or a sleeve in a pond found as a tile-shaped blob and read ``not_a_tile`` gives no event
+    (not a discard of ``not_a_tile``, not an ``uncertain`` one); the same blob read as a face does."""
+    scene = _table(SeatScene(pond=("4z",)))
+    nothing = Runner(cam, TablePipeline(Scripted([[("not_a_tile", 0.97), ("4z", 0.02), ("1z", 0.01)]])))
+    assert nothing.show(scene, 6) == []
+    face = Runner(cam, TablePipeline(Scripted([[("4z", 0.97), ("not_a_tile", 0.02), ("1z", 0.01)]])))
+    assert [(e["type"], e["tiles"]) for e in face.show(scene, 6)] == [("discard", ["4z"])]

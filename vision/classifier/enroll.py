@@ -223,8 +223,11 @@ def accuracy(clf: OnnxTileClassifier, photos: Photos) -> float:
     return float(np.mean([g == t for g, t in zip(got, truth, strict=True)]))
 
 
-def read_dir(directory: Path, classes: tuple[str, ...]) -> Photos:
-    """``DIR/<code>/*.jpg`` as code -> images; raises EnrollmentError for an unknown code or unreadable photo."""
+def read_dir(directory: Path, classes: tuple[str, ...], errors: list[dict[str, str]] | None = None) -> Photos:
+    """``DIR/<code>/*.jpg`` as code -> images; raises EnrollmentError for an unknown code folder or when no photo
+    is readable, and for an unreadable photo unless ``errors`` is given: then each bad file (empty, huge, not an
+    image ...) is appended there as ``{"file", "error"}`` and the others are read."""
+    from vision.classifier.preprocess import as_bgr
     from vision.cli import read_image
 
     if not directory.is_dir():
@@ -234,19 +237,25 @@ def read_dir(directory: Path, classes: tuple[str, ...]) -> Photos:
         if sub.name not in classes:
             raise EnrollmentError(f"folder {sub.name!r} is not a tile code (expected one of {' '.join(classes)})")
         files = sorted(f for f in sub.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
-        try:
-            photos[sub.name] = [read_image(f) for f in files]
-        except (OSError, ValueError) as exc:
-            raise EnrollmentError(f"{sub}: {exc}") from exc
+        photos[sub.name] = []
+        for f in files:
+            try:
+                photos[sub.name].append(as_bgr(read_image(f)))
+            except (OSError, ValueError) as exc:
+                if errors is None:
+                    raise EnrollmentError(f"{f}: {exc}") from exc
+                errors.append({"file": str(f), "error": f"{type(exc).__name__}: {exc}"})
     if not any(photos.values()):
         raise EnrollmentError(f"no photos under {directory}/<code>/")
     return photos
 
 
-def enroll_dir(clf: OnnxTileClassifier, directory: Path, seed: int = 0) -> tuple[Enrollment, dict[str, Any]]:
+def enroll_dir(
+    clf: OnnxTileClassifier, directory: Path, seed: int = 0, errors: list[dict[str, str]] | None = None
+) -> tuple[Enrollment, dict[str, Any]]:
     """Final enrollment from every photo, and a report measured on a split (half the photos of each code, rounded
-    up, fit a head; the other half is scored before/after)."""
-    photos = read_dir(directory, clf.classes)
+    up, fit a head; the other half is scored before/after).  ``errors``: see ``read_dir``."""
+    photos = read_dir(directory, clf.classes, errors)
     rng = np.random.default_rng(seed)
     fit: Photos = {}
     test: Photos = {}
@@ -271,9 +280,13 @@ def enroll_dir(clf: OnnxTileClassifier, directory: Path, seed: int = 0) -> tuple
 
 
 def enroll_command(directory: Path, out: Path, *, model: Path | None = None, seed: int = 0) -> int:
-    """``mjtable vision enroll``: prints one JSON line (report + saved path); exit code 0."""
+    """``mjtable vision enroll``: one ``{"file", "error"}`` JSON line per photo it could not read (the others
+    are used), then one JSON line (report + saved path); exit code 0, or 1 when a photo was skipped."""
     clf = OnnxTileClassifier.load(model)
-    enrollment, report = enroll_dir(clf, directory, seed)
+    errors: list[dict[str, str]] = []
+    enrollment, report = enroll_dir(clf, directory, seed, errors)
+    for err in errors:
+        print(json.dumps(err), flush=True)
     enrollment.save(out)
-    print(json.dumps({**report, "saved": str(out)}))
-    return 0
+    print(json.dumps({**report, "skipped": len(errors), "saved": str(out)}))
+    return 1 if errors else 0

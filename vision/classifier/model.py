@@ -101,6 +101,10 @@ class OnnxTileClassifier:
         ):
             raise ModelError("the enrollment was made for another model (its classes differ): enroll again")
         self.enrollment = enrollment
+        #: logits are divided by this before the softmax (fitted on real photos, model card ``calibration``)
+        self.temperature = float((meta.get("calibration") or {}).get("temperature", 1.0))
+        if not self.temperature > 0:
+            raise ModelError(f"model metadata: calibration temperature {self.temperature} is not positive")
         outputs = [o.name for o in session.get_outputs()]
         if "logits" not in outputs:
             raise ModelError(f"model has no 'logits' output (outputs: {outputs})")
@@ -154,15 +158,19 @@ class OnnxTileClassifier:
             return np.zeros((0, len(self.classes)), np.float32), None
         return np.concatenate(logits), (np.concatenate(embeds) if embeds else None)
 
-    def probabilities(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
-        """Class probabilities N x C (from the venue's adapted head, after its input transform, when an
-        enrollment is attached)."""
+    def logits(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
+        """Logits N x C before the temperature (from the venue's adapted head, after its input transform, when
+        an enrollment is attached)."""
         if self.enrollment is not None and self.enrollment.transform != "none":
             crops = transform_crops(crops, self.enrollment.transform)
         logits, embeds = self.run(crops)
         if self.enrollment is not None and embeds is not None and len(logits):
             logits = self.enrollment.logits(embeds)
-        return _softmax(logits)
+        return logits
+
+    def probabilities(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
+        """Calibrated class probabilities N x C: softmax of ``logits(crops) / temperature``."""
+        return _softmax(self.logits(crops) / np.float32(self.temperature))
 
     def classify(self, crops: Sequence[npt.NDArray[np.uint8]]) -> list[Prediction]:
         """One Prediction per crop (BGR uint8 HxWx3, any size; grey and BGRA accepted).

@@ -15,12 +15,26 @@ import numpy.typing as npt
 Image = npt.NDArray[np.uint8]
 
 
+#: What a transparent pixel of a BGRA crop shows (BGR): the green felt of a table, as tiles are seen in play, so
+#: a tile face cut out on a transparent ground reads as a tile on the felt, and a fully transparent image as felt.
+TRANSPARENT_BACKGROUND = (60, 110, 30)
+
+
+def flatten_alpha(crop: Image) -> Image:
+    """A BGRA image composited over TRANSPARENT_BACKGROUND (alpha 0: felt, 255: the pixel) as BGR uint8."""
+    alpha = crop[..., 3:4].astype(np.float32) / 255.0
+    ground = np.asarray(TRANSPARENT_BACKGROUND, np.float32)
+    out = crop[..., :3].astype(np.float32) * alpha + ground * (1.0 - alpha)
+    return np.asarray(np.clip(np.rint(out), 0, 255).astype(np.uint8), dtype=np.uint8)
+
+
 class BadCropError(ValueError):
     """A crop is not an image the classifier can read (wrong type, shape or empty)."""
 
 
 def as_bgr(crop: object, index: int = 0) -> Image:
-    """``crop`` as a BGR uint8 HxWx3 array: grey (HxW) and BGRA are converted; anything else raises BadCropError."""
+    """``crop`` as a BGR uint8 HxWx3 array: grey (HxW) is converted, BGRA flattened on the felt
+    (``flatten_alpha``); anything else raises BadCropError."""
     if not isinstance(crop, np.ndarray):
         raise BadCropError(f"crop {index}: expected a numpy array, got {type(crop).__name__}")
     if crop.dtype != np.uint8:
@@ -28,7 +42,7 @@ def as_bgr(crop: object, index: int = 0) -> Image:
     if crop.ndim == 2:
         crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
     elif crop.ndim == 3 and crop.shape[2] == 4:
-        crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
+        crop = flatten_alpha(crop)
     if crop.ndim != 3 or crop.shape[2] != 3:
         raise BadCropError(f"crop {index}: expected an HxWx3 BGR image, got shape {crop.shape}")
     if crop.shape[0] < 2 or crop.shape[1] < 2:

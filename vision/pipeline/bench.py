@@ -95,16 +95,20 @@ def _events_only(pipe: TablePipeline, images: list[Image]) -> list[tuple[int, Vi
 
 
 def bench_pipeline(
-    frames: int = 60, seed: int = 11, model: Path | None = None, frame_size: tuple[int, int] = (1280, 720)
+    frames: int = 60,
+    seed: int = 11,
+    model: Path | None = None,
+    frame_size: tuple[int, int] = (1280, 720),
+    threads: int = THREADS,
 ) -> dict[str, Any]:
     """Measure frame-to-events latency (ms) and event correctness; returns a JSON-ready dict.
 
     The same frames also go through the pipeline configured as before the accuracy follow-up (crop with
     no felt margin, one orientation, first read only: ``pipeline_single_read_*``), for comparison.
     ``model``: an ONNX file other than the committed one; ``frame_size``: the camera's, px (the issue's target
-    is for 1280 x 720).
+    is for 1280 x 720); ``threads``: OpenCV's threads (the classifier runs on one onnxruntime thread).
     """
-    cv2.setNumThreads(THREADS)
+    cv2.setNumThreads(threads)
     classifier, kind = _classifier(model)
     cam = SimCamera(art=Cc0TileArt(), seed=seed, frame_size=frame_size)
     scenes = [busy_scene(i) for i in range(frames)]
@@ -135,7 +139,7 @@ def bench_pipeline(
         "pipeline_frames": len(times),
         "pipeline_frame_size": list(frame_size),
         "pipeline_tiles_in_view": tiles,
-        "pipeline_threads": THREADS,
+        "pipeline_threads": threads,
         "pipeline_classifier": kind,
         "pipeline_discard_events": discards,
         "pipeline_discards_correct": right,

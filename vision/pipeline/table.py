@@ -49,6 +49,8 @@ from vision.scene import BACK, claimed_from_index
 LOGGER = logging.getLogger(__name__)
 Image = npt.NDArray[np.uint8]
 CROP_W, CROP_H = 48, 64
+#: the classifier's answer for a crop that is not a tile face nor a back (felt, hands, dice ...)
+NOT_A_TILE = "not_a_tile"
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,9 +364,11 @@ class TablePipeline:
             for blob in found.tiles:
                 reads.append(_Read(zone, blob, len(reads)))
         predictions = self._classify(frame, reads, images)
+        # a blob the classifier calls not a tile (a hand, a sleeve, dice ...) is no tile of its zone
+        tiles = [r for r in reads if predictions[r.index].code != NOT_A_TILE]
         events: list[VisionEvent] = []
         for zone in readable:
-            mine = [r for r in reads if r.zone == zone]
+            mine = [r for r in tiles if r.zone == zone]
             if zone.kind == "pond":
                 events.extend(self._read_pond(zone, mine, predictions, frame_id))
             elif zone.kind == "melds":

@@ -342,3 +342,9 @@ def augment_views(
     for training with repeated augmentation."""
     crop = _geometry(tile, rng, size, neighbours)
     return [_camera(crop, rng, size) for _ in range(views)]
+
+
+def film(crop: F32, rng: np.random.Generator, size: int = 48) -> Image:
+    """An already framed ``size`` x ``size`` float32 crop (a photographed tile, see ``vision.realdata``) turned by a
+    random quarter turn, lit and filmed as ``augment`` does to a rendered one."""
+    return _camera(crop, rng, size)

@@ -1,0 +1,112 @@
+"""Issue 15: the real photographs' loader (split by source photo, crops, negatives), the mixed training batch and
+the calibration maths, on a small fake data set written here (no real photos needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import realdata, realeval
+from vision.synth.negatives import KINDS, negative
+
+
+def _fake_set(root: Path, sources: int = 10) -> Path:
+    """``sources`` source photos x 2 versions, 640 x 640, each with three boxed tiles on felt."""
+    (root / "images").mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    rows = ["file,tile,x,y,w,h"]
+    codes = ["1m", "5p", "7z", "2f"]
+    for s in range(sources):
+        for v in range(2):
+            name = f"{s:04d}-{v}.jpg"
+            img = np.full((640, 640, 3), (60, 110, 30), np.uint8)
+            for k in range(3):
+                x, y = 60 + 180 * k, 100 + 30 * v
+                cv2.rectangle(img, (x, y), (x + 80, y + 110), (235, 240, 242), -1)
+                cv2.putText(img, str(k), (x + 20, y + 70), cv2.FONT_HERSHEY_SIMPLEX, 2, (0, 0, 200), 3)
+                rows.append(f"{name},{codes[(s + k) % 4]},{x},{y},80,110")
+            img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+            cv2.imwrite(str(root / "images" / name), img)
+    (root / "labels.csv").write_text("\n".join(rows) + "\n")
+    return root
+
+
+def test_split_keeps_each_source_photo_on_one_side_and_is_seeded(tmp_path: Path) -> None:
+    boxes = realdata.read_labels(_fake_set(tmp_path))
+    train, val = realdata.split_sources(boxes, seed=0, val_fraction=0.3)
+    assert len(val) == 3 and not train & val and len(train | val) == 10
+    assert realdata.split_sources(boxes, seed=0, val_fraction=0.3) == (train, val)
+    for b in boxes:  # both versions of a source photo: same side
+        assert (b.source in val) == (b.file.split("-")[0] in val)
+    first, second = realdata.halves(val, seed=0)
+    assert first | second == val and not first & second and abs(len(first) - len(second)) <= 1
+
+
+def test_crops_keep_the_margin_and_negatives_stay_off_the_boxes(tmp_path: Path) -> None:
+    root = _fake_set(tmp_path)
+    boxes = realdata.read_labels(root)
+    photo = realdata.read_photo(root, boxes[0].file)
+    crop = realdata.crop(photo, boxes[0])
+    assert abs(crop.shape[0] - 110 * 1.1) <= 1 and abs(crop.shape[1] - 80 * 1.1) <= 1  # the margin, whole pixels
+    reg = realdata.region(photo, boxes[0])
+    assert reg.shape == (realdata.REGION, realdata.REGION, 3)
+    mine = [b for b in boxes if b.file == boxes[0].file]
+    negs = realdata.negative_boxes(mine, np.random.default_rng(3), 20)
+    assert len(negs) == 20
+    for n in negs:
+        assert n.code == "not_a_tile" and n.x >= 0 and n.x + n.w <= 640 and n.y + n.h <= 640
+        for b in mine:
+            ix = max(0.0, min(n.x + n.w, b.x + b.w) - max(n.x, b.x))
+            iy = max(0.0, min(n.y + n.h, b.y + b.h) - max(n.y, b.y))
+            assert ix * iy <= 0.12 * b.w * b.h + 1e-6
+    out = realdata.augment_region(reg, np.random.default_rng(4), 48)
+    assert out.shape == (48, 48, 3) and out.dtype == np.uint8
+
+
+def test_mixed_batch_holds_real_faces_negatives_and_synthetic_tiles(tmp_path: Path) -> None:
+    from vision import train
+    from vision.synth.render import available_styles
+
+    root = _fake_set(tmp_path)
+    real = train.RealPool(root, seed=0)
+    assert {train.MODEL_CLASSES[i] for i in real.present} <= {"1m", "5p", "7z", "2f"}
+    assert real.negatives and all(r.shape == (realdata.REGION, realdata.REGION, 3) for r in real.negatives)
+    pool = train.face_pool(available_styles()[:1], 1, 0)
+    args = (pool, 20, np.random.default_rng([0, 1]), 1, 2)
+    x, y = train.make_batch(*args, real=real, real_share=0.5, neg_share=0.2)
+    rng = np.random.default_rng([0, 1])
+    again, y2 = train.make_batch(pool, 20, rng, 1, 2, real=real, real_share=0.5, neg_share=0.2)
+    assert np.array_equal(x, again) and np.array_equal(y, y2)  # a function of the seed
+    assert x.shape == (20, 3, train.INPUT_SIZE, train.INPUT_SIZE)
+    not_a_tile = train.MODEL_CLASSES.index(train.NOT_A_TILE)
+    assert int((y[:10] != not_a_tile).sum()) == 10 and set(y[:10].tolist()) <= set(real.present)
+    assert (y[10:14] == not_a_tile).all()
+    assert (y[14:] < not_a_tile).all()  # synthetic tiles: faces and backs
+
+
+def test_every_negative_kind_draws_an_image() -> None:
+    rng = np.random.default_rng(9)
+    for kind in KINDS:
+        img = negative(kind, rng, 48)
+        assert img.shape == (48, 48, 3) and img.dtype == np.uint8, kind
+
+
+def test_temperature_fit_recovers_an_overconfident_model_and_the_threshold_bounds_wrong_reads() -> None:
+    rng = np.random.default_rng(0)
+    n, c = 4000, 6
+    truth = rng.integers(c, size=n)
+    true_logits = rng.normal(0, 1, (n, c))
+    true_logits[np.arange(n), truth] += 2.0
+    # draw labels from the calibrated model, then make it 3x overconfident
+    probs = realeval.softmax(true_logits.astype(np.float32))
+    labels = np.array([rng.choice(c, p=p / p.sum()) for p in probs.astype(np.float64)])
+    t = realeval.fit_temperature((true_logits * 3).astype(np.float32), labels)
+    assert 2.6 < t < 3.4
+    conf = probs.max(1)
+    correct = probs.argmax(1) == labels
+    th = realeval.choose_threshold(conf, correct, max_wrong=0.05)
+    assert realeval.rates(conf, correct, th)[0] <= 0.05
+    if th > 0.30:
+        assert realeval.rates(conf, correct, round(th - 0.01, 2))[0] > 0.05  # the lowest such threshold

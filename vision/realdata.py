@@ -1,0 +1,210 @@
+"""Real photographs of tile sets with per-tile boxes (``../shared/data/real-tiles``): labels, the split by source
+photo, tile crops as the pipeline cuts them, and negative regions (felt, hands, rims ... outside every box).
+
+The data set ("Chinese Mahjong Detection" v4 by riichimahjongdetection on Roboflow Universe, CC BY 4.0) holds
+``images/NNNN-V.jpg`` (640 x 640, NNNN the source photo, V one of its augmented versions) and ``labels.csv``
+(``file,tile,x,y,w,h``: pixel boxes, x, y the top-left corner).  Both versions of a source photo are one scene,
+so ``split_sources`` puts every source photo wholly on one side.  The publisher flipped some images, so some
+glyphs are mirrored: training draws every real crop mirrored or not with equal odds (``vision.train``), so a
+mirrored view is not a separate look to learn, and a mirror of any face is still that face (no two faces are
+mirror images of each other).
+
+Pure functions of their arguments (the photos are read from disk); any thread.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+
+#: Where the data set lies relative to a worktree of the project (``../shared``).
+DEFAULT_REAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "real-tiles"
+#: The credit the data set's licence asks for (model card, docs/vision.md).
+CREDIT = "Chinese Mahjong Detection v4 by riichimahjongdetection on Roboflow Universe, CC BY 4.0"
+#: Felt kept round a tile crop per side, as a fraction of the box (the pipeline's ``crop_margin``).
+CROP_MARGIN = 0.05
+#: Training regions: the box grown by this fraction per side, resized to REGION x REGION (``regions``).
+REGION_PAD = 0.25
+REGION = 80
+#: Share of the source photos put in validation (``split_sources``).
+VAL_FRACTION = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """One labelled tile: image file name, tile code and the pixel box (x, y top-left; w, h)."""
+
+    file: str
+    code: str
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def source(self) -> str:
+        """The source photo (``NNNN`` of ``NNNN-V.jpg``)."""
+        return self.file.split("-", 1)[0]
+
+
+def read_labels(directory: Path) -> list[Box]:
+    """Every box of ``directory/labels.csv`` in file order; raises OSError / ValueError for a bad file."""
+    out = []
+    with open(directory / "labels.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
+            out.append(Box(row["file"], row["tile"], x, y, w, h))
+    if not out:
+        raise ValueError(f"{directory}/labels.csv has no boxes")
+    return out
+
+
+def split_sources(boxes: list[Box], seed: int = 0, val_fraction: float = VAL_FRACTION) -> tuple[set[str], set[str]]:
+    """(train, validation) sets of source photos: a seeded permutation of the sorted sources, the first
+    ``val_fraction`` of them (rounded) to validation."""
+    sources = sorted({b.source for b in boxes})
+    order = np.random.default_rng([seed, 15]).permutation(len(sources))
+    n_val = round(len(sources) * val_fraction)
+    val = {sources[int(i)] for i in order[:n_val]}
+    return set(sources) - val, val
+
+
+def halves(sources: set[str], seed: int = 0) -> tuple[set[str], set[str]]:
+    """``sources`` cut in two seeded halves (enrollment photos from the first, reads from the second)."""
+    ordered = sorted(sources)
+    order = np.random.default_rng([seed, 16]).permutation(len(ordered))
+    first = {ordered[int(i)] for i in order[: len(ordered) // 2]}
+    return first, set(ordered) - first
+
+
+def by_file(boxes: list[Box]) -> dict[str, list[Box]]:
+    """Boxes grouped by image file (files sorted)."""
+    out: dict[str, list[Box]] = defaultdict(list)
+    for b in boxes:
+        out[b.file].append(b)
+    return dict(sorted(out.items()))
+
+
+def read_photo(directory: Path, name: str) -> Image:
+    """One photo as BGR uint8; ValueError when unreadable."""
+    img = cv2.imread(str(directory / "images" / name), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"cannot read {directory / 'images' / name}")
+    return np.asarray(img, np.uint8)
+
+
+def _grown(box: Box, pad: float) -> tuple[float, float, float, float]:
+    return box.x - pad * box.w, box.y - pad * box.h, box.w * (1 + 2 * pad), box.h * (1 + 2 * pad)
+
+
+def crop(photo: Image, box: Box, margin: float = CROP_MARGIN) -> Image:
+    """The box grown by ``margin`` of its size per side, clipped to the photo (at least 2 x 2 px)."""
+    x, y, w, h = _grown(box, margin)
+    x0, y0 = max(0, int(np.floor(x))), max(0, int(np.floor(y)))
+    x1, y1 = min(photo.shape[1], int(np.ceil(x + w))), min(photo.shape[0], int(np.ceil(y + h)))
+    x1, y1 = max(x1, x0 + 2), max(y1, y0 + 2)
+    return np.ascontiguousarray(photo[y0:y1, x0:x1])
+
+
+def region(photo: Image, box: Box, pad: float = REGION_PAD, size: int = REGION) -> Image:
+    """The box grown by ``pad`` per side, resampled to ``size`` x ``size`` (aspect not kept; outside the photo
+    the border is replicated): the stored form of a training sample, re-framed by the training augmentation."""
+    x, y, w, h = _grown(box, pad)
+    m = np.array([[size / w, 0, -x * size / w], [0, size / h, -y * size / h]], np.float64)
+    shrink = min(w, h) > size
+    out = cv2.warpAffine(
+        cv2.GaussianBlur(photo, (0, 0), 0.5 * min(w, h) / size) if shrink else photo,
+        m,
+        (size, size),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(out, np.uint8)
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Area of a's intersection with b."""
+    ix = max(0.0, min(a.x + a.w, b.x + b.w) - max(a.x, b.x))
+    iy = max(0.0, min(a.y + a.h, b.y + b.h) - max(a.y, b.y))
+    return ix * iy
+
+
+def negative_boxes(boxes: list[Box], rng: np.random.Generator, n: int, *, size: int = 640) -> list[Box]:
+    """Up to ``n`` boxes of tile size (a labelled box's size x 0.6..1.6, aspect varied) in the same photo that
+    cover at most 12 % of any labelled box and are at most 12 % covered by labelled boxes: felt, hands, rims,
+    walls of backs ... everything but a labelled face (code ``not_a_tile``)."""
+    out: list[Box] = []
+    if not boxes:
+        return out
+    for _ in range(n * 30):
+        if len(out) >= n:
+            break
+        ref = boxes[int(rng.integers(len(boxes)))]
+        w = ref.w * rng.uniform(0.6, 1.6)
+        h = ref.h * rng.uniform(0.6, 1.6)
+        if w >= size or h >= size or w < 8 or h < 8:
+            continue
+        cand = Box(ref.file, "not_a_tile", float(rng.uniform(0, size - w)), float(rng.uniform(0, size - h)), w, h)
+        covered = sum(_overlap(cand, b) for b in boxes)
+        if covered > 0.12 * w * h or any(_overlap(cand, b) > 0.12 * b.w * b.h for b in boxes):
+            continue
+        out.append(cand)
+    return out
+
+
+def val_crops(
+    directory: Path, sources: set[str], boxes: list[Box], margin: float = CROP_MARGIN
+) -> tuple[list[Image], list[str]]:
+    """The crops (``crop`` with ``margin``) and codes of every box whose source photo is in ``sources``."""
+    crops, codes = [], []
+    for name, items in by_file([b for b in boxes if b.source in sources]).items():
+        photo = read_photo(directory, name)
+        for b in items:
+            crops.append(crop(photo, b, margin))
+            codes.append(b.code)
+    return crops, codes
+
+
+def val_negatives(
+    directory: Path, sources: set[str], boxes: list[Box], per_photo: int = 3, seed: int = 0
+) -> list[Image]:
+    """Negative crops (``negative_boxes``, ``per_photo`` per photo, seeded) of the photos of ``sources``."""
+    out: list[Image] = []
+    rng = np.random.default_rng([seed, 17])
+    for name, items in by_file([b for b in boxes if b.source in sources]).items():
+        photo = read_photo(directory, name)
+        out.extend(crop(photo, b, 0.0) for b in negative_boxes(items, rng, per_photo, size=photo.shape[0]))
+    return out
+
+
+def augment_region(reg: Image, rng: np.random.Generator, size: int = 48) -> Image:
+    """A training crop from a stored region (``region``: the box grown by REGION_PAD per side): re-framed (the
+    pipeline's margin, looser or tighter, shifted, stretched, turned a few degrees), mirrored with odds 1/2
+    (the data holds mirrored photos; a face mirrored is the same face), then turned, lit and filmed by
+    ``vision.synth.augment.film``."""
+    from vision.synth.augment import film
+
+    side = reg.shape[0] / (1 + 2 * REGION_PAD)
+    centre = reg.shape[0] / 2 + rng.normal(0, 0.04, 2) * side
+    half = side * (0.5 + rng.uniform(-0.03, 0.15)) * rng.uniform(0.9, 1.1, 2)
+    ang = np.deg2rad(rng.uniform(-6, 6))
+    c, s = np.cos(ang), np.sin(ang)
+    # destination pixel (u, v) -> source: centre + R @ ((u, v) / size - 0.5) * 2 * half
+    sx, sy = 2 * half / size
+    a = np.array([[c * sx, -s * sy], [s * sx, c * sy]])
+    t = centre - a @ np.array([size / 2, size / 2])
+    m = np.hstack([a, t[:, None]])
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    out = cv2.warpAffine(reg.astype(np.float32), m, (size, size), flags=flags, borderMode=cv2.BORDER_REFLECT)
+    framed = np.asarray(out, np.float32)
+    if rng.random() < 0.5:
+        framed = np.ascontiguousarray(framed[:, ::-1])
+    return film(framed, rng, size)

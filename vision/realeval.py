@@ -1,0 +1,176 @@
+"""The classifier judged on the real photographs' validation split (``vision.realdata``): top-1, per face, flowers,
+negatives; the temperature fitted on those crops and the confidence threshold chosen from it.
+
+``measure(clf, directory, seed)`` reads the validation crops once and returns the raw logits with the truth, so
+``fit_temperature``, ``choose_threshold`` and ``report`` work on arrays.  Main-thread functions (onnxruntime is
+called from the caller's thread).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision import realdata
+from vision.classifier.model import OnnxTileClassifier
+
+F32 = npt.NDArray[np.float32]
+#: the service's threshold must keep confident-and-wrong reads at or below this share of all reads ...
+MAX_CONFIDENT_WRONG = 0.002
+#: ... while at least this share of reads is confident (issue 15)
+MIN_CONFIDENT_SHARE = 0.90
+FLOWERS = tuple(f"{i}f" for i in range(1, 9))
+NOT_A_TILE = "not_a_tile"
+
+
+@dataclass(frozen=True)
+class RealSet:
+    """Validation crops' raw logits (N x C, no temperature), their codes, and the negatives' raw logits."""
+
+    logits: F32
+    codes: list[str]
+    negative_logits: F32
+    classes: tuple[str, ...]
+
+
+def _raw_logits(clf: OnnxTileClassifier, crops: list[npt.NDArray[np.uint8]]) -> F32:
+    """Logits before any temperature (with the enrollment's head and transform when one is attached)."""
+    return clf.logits(crops) if crops else np.zeros((0, len(clf.classes)), np.float32)
+
+
+def measure(clf: OnnxTileClassifier, directory: Path, seed: int = 0, sources: set[str] | None = None) -> RealSet:
+    """Run ``clf`` over the validation crops of the real photos (``sources``; default the validation split of
+    ``seed``) and as many negative crops (three per photo)."""
+    boxes = realdata.read_labels(directory)
+    if sources is None:
+        _, sources = realdata.split_sources(boxes, seed)
+    crops, codes = realdata.val_crops(directory, sources, boxes)
+    negs = realdata.val_negatives(directory, sources, boxes, seed=seed)
+    return RealSet(_raw_logits(clf, crops), codes, _raw_logits(clf, negs), clf.classes)
+
+
+def softmax(logits: F32, temperature: float = 1.0) -> F32:
+    """Row-wise softmax of ``logits / temperature``."""
+    z = logits.astype(np.float64) / temperature
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+
+
+def fit_temperature(logits: F32, truth: npt.NDArray[np.int64]) -> float:
+    """The temperature (0.25..8, log grid then refined) minimising the mean negative log-likelihood."""
+
+    def nll(t: float) -> float:
+        z = logits.astype(np.float64) / t
+        z -= z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        return float(-logp[np.arange(len(truth)), truth].mean())
+
+    grid = np.exp(np.linspace(np.log(0.25), np.log(8.0), 121))
+    best = float(grid[int(np.argmin([nll(float(t)) for t in grid]))])
+    fine = best * np.exp(np.linspace(-0.03, 0.03, 61))
+    return round(float(fine[int(np.argmin([nll(float(t)) for t in fine]))]), 4)
+
+
+def rates(conf: F32, correct: npt.NDArray[np.bool_], threshold: float) -> tuple[float, float]:
+    """(confident and wrong, confident) as shares of all reads at ``threshold`` (confident: conf >= threshold)."""
+    sure = conf >= threshold
+    return float((sure & ~correct).mean()), float(sure.mean())
+
+
+def choose_threshold(conf: F32, correct: npt.NDArray[np.bool_], max_wrong: float = MAX_CONFIDENT_WRONG) -> float:
+    """The lowest threshold on a 0.01 grid (0.30..0.99) at which confident-and-wrong reads are at most
+    ``max_wrong`` of all reads (the most reads confident under that bound); 0.99 when none is."""
+    for t in np.round(np.arange(0.30, 0.995, 0.01), 2):
+        if rates(conf, correct, float(t))[0] <= max_wrong:
+            return float(t)
+    return 0.99
+
+
+def report(real: RealSet, temperature: float, threshold: float) -> dict[str, Any]:
+    """Figures for the model card and the benchmark: top-1, per-face accuracy and its minimum, flowers told
+    apart, confident-wrong and referee shares at ``threshold``, negatives read as a confident face."""
+    classes = real.classes
+    truth = np.array([classes.index(c) for c in real.codes])
+    probs = softmax(real.logits, temperature)
+    pred = probs.argmax(1)
+    conf = probs.max(1)
+    correct = pred == truth
+    per_face = {c: float(correct[truth == i].mean()) for i, c in enumerate(classes) if (truth == i).any()}
+    worst = min(per_face, key=lambda c: per_face[c])
+    flower = np.isin(truth, [classes.index(f) for f in FLOWERS if f in classes])
+    wrong, confident = rates(conf, correct, threshold)
+    neg_probs = softmax(real.negative_logits, temperature)
+    neg_pred = neg_probs.argmax(1)
+    face_idx = [i for i, c in enumerate(classes) if c not in ("back", NOT_A_TILE)]
+    neg_face = np.isin(neg_pred, face_idx) & (neg_probs.max(1) >= threshold)
+    confusions = Counter(
+        f"{classes[t]}->{classes[p]}" for t, p in zip(truth, pred, strict=True) if t != p
+    ).most_common(8)
+    return {
+        "crops": len(truth),
+        "top1": round(float(correct.mean()), 4),
+        "per_face_min": round(per_face[worst], 4),
+        "worst_face": worst,
+        "faces_below_95": sorted(c for c, a in per_face.items() if a < 0.95),
+        "flowers": round(float(correct[flower].mean()), 4) if flower.any() else None,
+        "flowers_as_a_flower": round(float(np.isin(pred[flower], [classes.index(f) for f in FLOWERS]).mean()), 4)
+        if flower.any()
+        else None,
+        "threshold": threshold,
+        "confident_wrong": round(wrong, 4),
+        "confident": round(confident, 4),
+        "to_referee": round(1 - confident, 4),
+        "negatives": len(neg_pred),
+        "negatives_confident_face": round(float(neg_face.mean()), 4) if len(neg_pred) else None,
+        "top_confusions": confusions,
+        "per_face": {c: round(a, 4) for c, a in per_face.items()},
+    }
+
+
+def calibrate(real: RealSet) -> tuple[float, float]:
+    """(temperature fitted on the crops, threshold chosen at that temperature)."""
+    truth = np.array([real.classes.index(c) for c in real.codes])
+    t = fit_temperature(real.logits, truth)
+    probs = softmax(real.logits, t)
+    return t, choose_threshold(probs.max(1), probs.argmax(1) == truth)
+
+
+def enrollment(clf: OnnxTileClassifier, directory: Path, seed: int = 0, per_face: int = 3) -> dict[str, Any]:
+    """Venue enrollment measured on real crops: the validation photos cut in two halves by source photo
+    (``realdata.halves``); ``per_face`` crops of every face (seeded draw) from the first half enroll, every crop
+    of the second half is read before and after (top-1, and the confident-wrong / confident shares at the
+    model card's threshold)."""
+    from vision.classifier import enroll
+
+    boxes = realdata.read_labels(directory)
+    _, val = realdata.split_sources(boxes, seed)
+    first, second = realdata.halves(val, seed)
+    fit_crops, fit_codes = realdata.val_crops(directory, first, boxes)
+    rng = np.random.default_rng([seed, 19])
+    photos: dict[str, list[npt.NDArray[np.uint8]]] = {}
+    for code in sorted(set(fit_codes)):
+        idx = [i for i, c in enumerate(fit_codes) if c == code]
+        photos[code] = [fit_crops[int(i)] for i in rng.choice(idx, size=min(per_face, len(idx)), replace=False)]
+    plain = clf.with_enrollment(None)
+    read = measure(plain, directory, seed, second)
+    adapted = plain.with_enrollment(enroll.build(plain, photos, seed=seed))
+    read_after = measure(adapted, directory, seed, second)
+    threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", 0.6))
+    before = report(read, clf.temperature, threshold)
+    after = report(read_after, clf.temperature, threshold)
+    keys = ("top1", "per_face_min", "confident_wrong", "confident")
+    return {
+        "photos_per_face": per_face,
+        "faces": len(photos),
+        "enroll_sources": len(first),
+        "read_sources": len(second),
+        "read_crops": before["crops"],
+        "before": {k: before[k] for k in keys},
+        "after": {k: after[k] for k in keys},
+    }
