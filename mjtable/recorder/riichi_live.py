@@ -397,7 +397,8 @@ class LiveRiichiExporter:
             reason = "exhaustive"
             if irregular:
                 reason = "stopped" if r.kind == "stopped" else "false_win_redeal"
-                who = [i.player for i in new.infractions if i.hand_no == hand.hand_no and i.kind == "false_win_lv5"]
+                who = [i.player for i in new.infractions  # an infraction's hand_no is 1-based, as people count
+                       if i.hand_no == hand.hand_no + 1 and i.kind == "false_win_lv5"]
                 self.irregular.append({"log": len(self.log), "hand": self.hand_no, "reason": reason, "players": who})
             self.mj.append({"type": "ryukyoku", "reason": reason,
                             "tehais": [[mjai_tile(t) for t in s.known] for s in hand.seats],
