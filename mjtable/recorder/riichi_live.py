@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mjtable.mqtt.payload import json_depth
 from mjtable.recorder.riichi_export import (
     ExportError,
     called_string,
@@ -50,28 +51,6 @@ MAX_LINE_BYTES = 256 * 1024
 MAX_DEPTH = 16
 
 
-def _depth(line: bytes) -> int:
-    """Deepest bracket nesting of a JSON line, strings skipped (checked before the line is parsed)."""
-    depth = deepest = 0
-    in_str = escaped = False
-    for c in line:
-        if in_str:
-            if escaped:
-                escaped = False
-            elif c == 0x5C:  # backslash
-                escaped = True
-            elif c == 0x22:
-                in_str = False
-        elif c == 0x22:
-            in_str = True
-        elif c in (0x5B, 0x7B):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
 def events_from_journal(path: Path) -> list[dict[str, Any]]:
     """The accepted events of an engine journal (``controller.journal`` JSON lines), in order.
 
@@ -88,7 +67,7 @@ def events_from_journal(path: Path) -> list[dict[str, Any]]:
     lines = data.split(b"\n")[:-1]  # the last piece is b"" or a torn line
     events: list[dict[str, Any]] = []
     for no, line in enumerate(lines, 1):
-        if len(line) > MAX_LINE_BYTES or _depth(line) > MAX_DEPTH:
+        if len(line) > MAX_LINE_BYTES or json_depth(line) > MAX_DEPTH:
             raise ExportError(f"{path} line {no}: longer or deeper than a journal record may be")
         try:
             obj = json.loads(line)
