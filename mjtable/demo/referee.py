@@ -4,7 +4,8 @@ the engine, and the answer on ``.../referee/result``).
 
 * the game is paused by a table fault (MCU fault, reset, link lost): wait ``resume_after_s``, then *resume*;
 * a table that throws dice it cannot read (``--table panel``): enter the values read off the table
-  (``dice`` command); a paused table fault is cleared on the table (``clear_fault``) before *resume*;
+  (``dice`` command); a paused MCU or panel fault is cleared with the ``clear_fault`` command (the service
+  clears it on the table link, then resumes), any other pause with *resume*;
 * an uncertain camera read (``camera_uncertain``) that shows what the player really did (the world's truth):
   *confirm* it; any other camera alert: *reject* it (the player puts the tiles down again and the camera
   reads them afresh).
@@ -20,7 +21,7 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -33,19 +34,15 @@ from mjtable.service.runner import TableService
 LOGGER = logging.getLogger(__name__)
 #: () -> (throws so far, the last throw's values): dice the referee reads off a table that cannot report them
 TableDice = Callable[[], tuple[int, tuple[int, int] | None]]
-#: clears the table's active fault (the table link's ``clear_fault``)
-ClearFault = Callable[[], Awaitable[None]]
 
 
 class DemoReferee:
     """Args: service: the table; host, port: the broker; resume_after_s: pause before resuming a fault."""
 
     def __init__(self, service: TableService, host: str, port: int, *, resume_after_s: float = 1.0,
-                 truth: dict[int, dict[str, Any]] | None = None, table_dice: TableDice | None = None,
-                 clear_fault: ClearFault | None = None) -> None:
+                 truth: dict[int, dict[str, Any]] | None = None, table_dice: TableDice | None = None) -> None:
         self.service = service
         self.table_dice = table_dice
-        self.clear_fault = clear_fault
         self._dice_entered = 0
         self.truth = truth if truth is not None else {}
         self.topics = TableTopics(service.state.config.table_id)

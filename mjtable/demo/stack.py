@@ -33,7 +33,7 @@ from mjtable.broker import LocalMosquitto
 from mjtable.childproc import with_parent_death
 from mjtable.config import Config, parse_config
 from mjtable.demo.camera import DirectCamera
-from mjtable.demo.referee import ClearFault, DemoReferee, TableDice
+from mjtable.demo.referee import DemoReferee, TableDice
 from mjtable.demo.world import DemoWorld, TableCamera
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
@@ -264,9 +264,7 @@ class DemoStack:
         world_ref.append(world)
         self.world = world
         service.listeners.append(self._on_step)
-        table_dice = clear_fault = None
-        if self.opts.table_link == "panel":
-            table_dice, clear_fault = self._start_closed_table(cfg, service)
+        table_dice = self._start_closed_table(cfg, service) if self.opts.table_link == "panel" else None
         run_task = asyncio.create_task(service.run(), name="demo.service")
         await service.ready.wait()
         self.emit(
@@ -278,8 +276,7 @@ class DemoStack:
             }
         )
         world_task = asyncio.create_task(world.run(), name="demo.world")
-        referee = DemoReferee(service, self.host, self.port, truth=world.shown, table_dice=table_dice,
-                              clear_fault=clear_fault)
+        referee = DemoReferee(service, self.host, self.port, truth=world.shown, table_dice=table_dice)
         referee_task = asyncio.create_task(referee.run(), name="demo.referee")
         waits = {run_task, world_task}
         if self.stop_when is not None:
@@ -300,9 +297,10 @@ class DemoStack:
         await run_task
         return self._summary(service)
 
-    def _start_closed_table(self, cfg: Config, service: TableService) -> tuple[TableDice, ClearFault]:
+    def _start_closed_table(self, cfg: Config, service: TableService) -> TableDice:
         """``--table panel``: the simulated closed table on the demo's fake backend, where ``cfg.panel`` wires the
-        adapter; returns how the floor referee reads its dice and clears its faults."""
+        adapter; returns how the floor referee reads its dice (its faults are cleared by the ``clear_fault``
+        command, through the service's table link)."""
         assert cfg.panel is not None
         b = self.opts.build_s
         timing = ClosedTableTiming(build_s=b, raise_s=b / 10, start_delay_s=0.02, min_press_s=0.02)
@@ -316,12 +314,7 @@ class DemoStack:
         def table_dice() -> tuple[int, tuple[int, int] | None]:
             return sim.dice_throws, sim.dice
 
-        async def clear_fault() -> None:
-            link = service.mcu.link if service.mcu is not None else None
-            if link is not None:
-                await link.clear_fault()
-
-        return table_dice, clear_fault
+        return table_dice
 
     async def _watch(self, service: TableService, stop_when: Callable[[GameState], bool]) -> None:
         while not stop_when(service.state):
