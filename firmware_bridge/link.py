@@ -48,6 +48,7 @@ from firmware_bridge.events import (
     TableEvent,
 )
 from firmware_bridge.sequencer import EventSequencer, seq_add, seq_distance
+from firmware_bridge.table import queued_events
 from firmware_bridge.transport import Transport, TransportClosedError, TransportFactory
 
 LOGGER = logging.getLogger(__name__)
@@ -182,14 +183,9 @@ class LinkCore:
         """The MCU boot counter last seen (None before the first handshake)."""
         return self._boot
 
-    async def events(self) -> AsyncIterator[TableEvent]:
+    def events(self) -> AsyncIterator[TableEvent]:
         """Every table event in order, exactly once, until the link is closed.  One consumer only."""
-        while True:
-            ev = await self._events.get()
-            if ev is None:
-                self._events.put_nowait(None)
-                return
-            yield ev
+        return queued_events(self._events)
 
     # ------------------------------------------------------------------ supervisor
     async def _supervise(self) -> None:

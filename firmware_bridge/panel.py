@@ -53,6 +53,7 @@ from firmware_bridge.events import (
     TableStatus,
 )
 from firmware_bridge.panel_config import PanelButtonPin, PanelTableConfig
+from firmware_bridge.table import queued_events
 from hw.backend import GpioError, PinBackend, PinEdge
 from hw.devices import Button
 
@@ -155,14 +156,9 @@ class PanelTable:
                 device.close()
         self._inputs.clear()
 
-    async def events(self) -> AsyncIterator[TableEvent]:
+    def events(self) -> AsyncIterator[TableEvent]:
         """Every table event in order until the table is closed.  One consumer only."""
-        while True:
-            ev = await self._events.get()
-            if ev is None:
-                self._events.put_nowait(None)
-                return
-            yield ev
+        return queued_events(self._events)
 
     def _put(self, ev: TableEvent) -> None:
         self._events.put_nowait(ev)

@@ -14,6 +14,7 @@ exceptions (``BuildFailedError`` when a fault aborts a build, ``McuNackError`` w
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterable
 from types import TracebackType
 from typing import Protocol, Self
@@ -70,3 +71,14 @@ class TableController(Protocol):
 
 
 __all__ = ["TableController"]
+
+
+async def queued_events(queue: asyncio.Queue[TableEvent | None]) -> AsyncIterator[TableEvent]:
+    """A link's events from its queue, in order, until the ``None`` the link puts when it closes (put back, so
+    a later consumer also ends).  One consumer at a time; runs on the link's event loop."""
+    while True:
+        ev = await queue.get()
+        if ev is None:
+            queue.put_nowait(None)
+            return
+        yield ev
