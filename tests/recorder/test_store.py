@@ -188,6 +188,34 @@ def test_writer_acknowledges_only_what_is_stored_and_retries_a_failed_batch() ->
     assert [e["mid"] for e in sink.committed] == list(range(1, 121))
 
 
+class _CollectFailsSink(_FlakySink):
+    """``collect`` writes status and records at once: its database can fail too (the first ``failures`` calls)."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__(0)
+        self.collect_failures = failures
+
+    def collect(self, messages: Any) -> list[dict[str, Any]]:
+        if self.collect_failures:
+            self.collect_failures -= 1
+            raise StoreError("database is down")
+        return super().collect(messages)
+
+
+def test_writer_retries_a_batch_whose_status_or_record_write_failed() -> None:
+    sink = _CollectFailsSink(failures=2)
+    writer = BatchWriter(sink, sink.ack, max_batch=50, retry_s=0.01)
+    for mid in range(1, 31):
+        writer.put(Inbound("t", b"", mid, 1))
+    writer.start()
+    deadline = time.monotonic() + 30
+    while len(sink.acked) < 30 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    writer.stop()
+    assert writer.failures == 2  # the writer thread lived through both failures
+    assert sink.acked == list(range(1, 31))
+
+
 def test_writer_stopped_while_the_database_is_down_acknowledges_nothing() -> None:
     sink = _FlakySink(failures=10**6)
     writer = BatchWriter(sink, sink.ack, max_batch=50, retry_s=0.01).start()
