@@ -96,6 +96,8 @@ def test_rooms_bridged_to_a_venue_broker(tmp_path: Path) -> None:
         stored = [e["id"] for e in store.events()]
         assert sorted(stored) == sorted(sent)
         assert sum(r.rejected for r in recorders) == 0
+        # a group member sees only its share: its partner's events are no gaps to report or ask resends for
+        assert [r.missing_seen for r in recorders] == [0, 0]
         assert all(r.stored > 0 for r in recorders), [r.stored for r in recorders]  # both took a share
         # a room broker lost: the venue sees its bridge go down (the bridge's last will on the venue broker)
         rooms["west"].stop()
