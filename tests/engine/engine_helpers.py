@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from controller.engine.effects import Effect, Rejected
 from controller.engine.events import SessionStart, event_from_json
+from controller.engine.simulate import SimRun
 from controller.engine.state import GameState
 from controller.engine.step import start_session, step
+from controller.journal import JournaledTable
 from mjtable.tiles import MCR_TILESET, Tile, parse_tiles
 
 T0 = 1_767_225_600.0
@@ -155,3 +158,19 @@ TWO_WINNERS_HANDS = {
     2: "345m8m8s3s5s5z5z6z7z9p1p",
     3: "123456789s46p11z",                 # waits 5p too
 }
+
+
+def play_into_journal(path: Path, run: SimRun, stop_after: int | None = None) -> GameState:
+    """Feed ``run``'s events (all, or the first ``stop_after``) into a journal at ``path``; the final state."""
+    table = JournaledTable(path, run.session_start())
+    try:
+        n = 0
+        while stop_after is None or n < stop_after:
+            ev = run.next_event(table.state)
+            if ev is None:
+                break
+            table.submit(ev)
+            n += 1
+        return table.state
+    finally:
+        table.close()

@@ -32,6 +32,7 @@ from controller.engine.step import step
 from controller.journal import Journal, JournaledTable, fold, read_records
 from mjtable.tiles import MCR_TILESET
 from tests.engine.chaos_sim import ChaosRun
+from tests.engine.engine_helpers import play_into_journal
 
 HANDS = int(os.environ.get("MJTABLE_ENGINE_HANDS", "960"))
 SEED = int(os.environ.get("MJTABLE_ENGINE_SEED", "11"))
@@ -124,19 +125,7 @@ def test_same_seed_same_game_and_replay_equals_live(tmp_path: Path) -> None:
 
 
 def _journaled(path: Path, seed: int, hands: int, stop_after: int | None = None, game: int = 0) -> GameState:
-    run = ChaosRun(seed=seed, hands_total=hands, game=game)
-    table = JournaledTable(path, run.session_start())
-    try:
-        n = 0
-        while stop_after is None or n < stop_after:
-            ev = run.next_event(table.state)
-            if ev is None:
-                break
-            table.submit(ev)
-            n += 1
-        return table.state
-    finally:
-        table.close()
+    return play_into_journal(path, ChaosRun(seed=seed, hands_total=hands, game=game), stop_after)
 
 
 def test_truncated_journal_resumes_identically(tmp_path: Path) -> None:
