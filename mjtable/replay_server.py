@@ -172,6 +172,7 @@ def export_html(rep: Replay, k: int) -> bytes:
     style = "<style>\n" + _page("style.css").decode() + "</style>"
     script = f"<script>window.REPLAY_DATA = {data};</script>\n<script>\n{_page('replay.js').decode()}</script>"
     html = html.replace('<link rel="stylesheet" href="style.css">', style)
+    html = html.replace('<script src="dom.js"></script>', f"<script>\n{_page('dom.js').decode()}</script>")
     html = html.replace('<script src="replay.js"></script>', script)
     return html.encode()
 
@@ -190,7 +191,7 @@ def make_server(rep: Replay, host: str, port: int) -> ThreadingHTTPServer:
             try:
                 if path in ("/", "/index.html"):
                     self._send(_page("replay.html"), "text/html; charset=utf-8")
-                elif path in ("/replay.js", "/style.css"):
+                elif path in ("/replay.js", "/dom.js", "/style.css"):
                     ctype = "text/javascript" if path.endswith(".js") else "text/css"
                     self._send(_page(path.lstrip("/")), ctype + "; charset=utf-8")
                 elif path == "/api/meta":

@@ -12,15 +12,7 @@ const GLYPH = {};
 
 const R = {meta: null, hand: null, steps: [], i: 0, handIndex: 0, exported: !!window.REPLAY_DATA};
 
-function el(tag, attrs, children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") e.className = v; else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const c of children || []) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
+// el(): dom.js, loaded before this file (inlined with it in an exported replay).
 function tileEl(code, extra) {
   if (code === null || code === undefined) return el("span", {class: "tile back"}, [el("span", {class: "g", text: "\u{1F02B}"}), el("small", {text: "?"})]);
   return el("span", {class: "tile" + (extra ? " " + extra : ""), "data-code": code},

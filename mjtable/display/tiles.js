@@ -8,15 +8,7 @@ const TILE_ART = {m: "Man", p: "Pin", s: "Sou"};
 const HONOR_ART = ["Ton", "Nan", "Shaa", "Pei", "Haku", "Hatsu", "Chun"];
 const FLOWER_TEXT = ["梅", "兰", "竹", "菊", "春", "夏", "秋", "冬"];
 
-function el(tag, attrs, children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") e.className = v; else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const c of children || []) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
+// el(): dom.js, loaded before this file.
 
 function tileArt(code) {
   const rank = code[0], suit = code[1];

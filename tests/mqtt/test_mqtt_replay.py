@@ -58,6 +58,7 @@ def test_load_replay_groups_hands_and_marks_calls_and_wins(journal: Path) -> Non
     html = export_html(rep, k).decode()
     assert "window.REPLAY_DATA" in html and "data:image/png;base64," in html
     assert 'src="replay.js"' not in html and 'href="style.css"' not in html  # self-contained
+    assert 'src="dom.js"' not in html and "function el(" in html  # the shared DOM helper inlined too
     with pytest.raises(ReplayError, match="no journal"):
         load_replay(journal.parent / "missing.jsonl")
     bad = journal.parent / "bad.jsonl"
