@@ -93,8 +93,9 @@ class ServicePublisher:
             except Exception:  # a schema/guard refusal must never stop the referee
                 LOGGER.exception("publishing %s at seq %d failed", kind, seq)
         ledger = self.channel.ledger
-        if ledger is not None:  # what a resumed service must publish again starts after this journal seq
-            ledger.set_meta(published_key(self.channel.game_id), str(seq))
+        if ledger is not None:  # what a resumed service must publish again starts after this journal seq (and the
+            # ledger rows of the events published so far may go once the recorder has them)
+            ledger.mark_published(self.channel.game_id, {published_key(self.channel.game_id): str(seq)})
 
 
 def published_key(game_id: str) -> str:
