@@ -88,7 +88,9 @@ def verify(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         undisturbed = SimRun(seed=args.seed + i, hands_total=args.hands).play()
         end = [json.loads(r[2]) for r in rows if json.loads(r[2])["type"] == "game_end"]
         scores_ok = list(state.session.scores) == list(undisturbed.session.scores)
-        rec_ok = bool(end) and end[0]["data"]["scores"] == list(undisturbed.session.scores)
+        by_player = dict(zip(undisturbed.session.players, undisturbed.session.scores, strict=True))
+        # game_end lists the scores per seat of the last hand (``players``): seats rotate, so compare by player
+        rec_ok = bool(end) and dict(zip(end[0]["data"]["players"], end[0]["data"]["scores"], strict=True)) == by_player
         missing = sorted(set(range(1, published + 1)) - set(seqs))
         tables[t] = {"accepted": accepted, "published": published, "recorded": len(recorded),
                      "missing": len(missing), "ledger_rows": ledger_rows, "scores": list(state.session.scores),

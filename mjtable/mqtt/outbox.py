@@ -11,9 +11,10 @@ as the message): a resumed table continues the seq (:meth:`Outbox.last_seq`) and
 twice under two seqs (:meth:`Outbox.seq_of`); and a small key/value ``meta`` table (e.g. the last journal
 record whose publications are in the outbox).  The ledger stays small over a long session: a row goes once the
 recorder has acknowledged its seq AND it is at or below the game's floor (:meth:`Outbox.mark_published`: every
-row up to it belongs to journal records a resumed table will not publish again); the newest row of each game
-stays, so the seq continues.  Rows still needed after a SIGKILL -- unacknowledged, or of the journal record being
-published -- are never pruned; deleted rows' pages are reused, so the file stops growing.
+row up to it whose id is of the caller's prunable form belongs to journal records a resumed table will not
+publish again); the newest row of each game and ids outside that form (hand results, the game end: re-offered
+whenever the state shows them) stay.  Rows still needed after a SIGKILL -- unacknowledged, or of the journal
+record being published -- are never pruned; deleted rows' pages are reused, so the file stops growing.
 
 SQLite file (WAL) or ``:memory:``; all methods lock, so the caller's thread and paho's network thread may
 both use one instance.
@@ -97,21 +98,24 @@ class Outbox:
         ``seq`` that are also at or below the game's floor (keeping the newest); returns how many messages went."""
         with self._lock:
             cur = self._db.execute("DELETE FROM outbox WHERE game = ? AND seq <= ?", (game, seq))
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (_floor_key(game),)).fetchone()
-            if row is not None:  # one statement: atomic, a crash keeps every row or prunes all of them
-                self._db.execute("DELETE FROM published WHERE game = ? AND seq <= ? AND seq < "
+            floor = self._db.execute("SELECT value FROM meta WHERE key = ?", (_floor_key(game),)).fetchone()
+            ids = self._db.execute("SELECT value FROM meta WHERE key = ?", (_prunable_key(game),)).fetchone()
+            if floor is not None and ids is not None:  # one statement: a crash keeps every row or prunes them all
+                self._db.execute("DELETE FROM published WHERE game = ? AND seq <= ? AND event_id GLOB ? AND seq < "
                                  "(SELECT MAX(seq) FROM published WHERE game = ?)",
-                                 (game, min(seq, int(row[0])), game))
+                                 (game, min(seq, int(floor[0])), str(ids[0]), game))
             return int(cur.rowcount)
 
-    def mark_published(self, game: str, meta: dict[str, str]) -> None:
-        """Every event of ``game`` published so far belongs to journal records that a resumed table will not
-        publish again: store the caller's ``meta`` (its journal mark) and the game's ledger floor (the highest seq
-        now in the ledger) in one transaction.  Only ledger rows at or below the floor are ever pruned."""
+    def mark_published(self, game: str, meta: dict[str, str], prunable: str) -> None:
+        """Every event of ``game`` published so far whose id matches the SQLite GLOB ``prunable`` belongs to journal
+        records that a resumed table will not publish again: store the caller's ``meta`` (its journal mark), the
+        game's ledger floor (the highest seq now in the ledger) and ``prunable`` in one transaction.  Only rows at
+        or below the floor whose id matches are ever pruned (ids a table may offer again whenever its state shows
+        them, e.g. a hand result, must not match)."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                for key, value in meta.items():
+                for key, value in {**meta, _prunable_key(game): prunable}.items():
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
                 self._db.execute("INSERT OR REPLACE INTO meta SELECT ?, CAST(MAX(seq) AS TEXT) FROM published "
                                  "WHERE game = ? HAVING MAX(seq) IS NOT NULL", (_floor_key(game), game))
@@ -186,6 +190,16 @@ class Outbox:
         self.checkpoint()
         with self._lock:
             self._db.close()
+
+
+def glob_literal(text: str) -> str:
+    """``text`` as a literal in an SQLite GLOB pattern (``*``, ``?`` and ``[`` bracketed)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _prunable_key(game: str) -> str:
+    """The ``meta`` key of the GLOB of a game's prunable event ids (see :meth:`Outbox.mark_published`)."""
+    return f"ledger_prunable:{game}"
 
 
 def _floor_key(game: str) -> str:

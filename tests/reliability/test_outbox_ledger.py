@@ -17,12 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mjtable.broker import LocalMosquitto
-from mjtable.mqtt.outbox import Outbox
+from mjtable.mqtt.outbox import Outbox, glob_literal
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "T1-1000"
+PRUNABLE = f"{glob_literal(GAME)}:[0-9]*"  # ids of journal records (the service's form); not hand results
 
 
 def _wait(pred: Callable[[], bool], timeout_s: float = 60.0) -> bool:
@@ -39,7 +40,7 @@ def _publish_acked(outbox: Outbox, first: int, last: int) -> None:
     on, acknowledged by the broker, then by the recorder (every 10 events, as its acks come in batches)."""
     for seq in range(first, last + 1):
         rowid = outbox.put("table/T1/events", b"{}", 1, False, hold=(GAME, seq, f"{GAME}:{seq}:0"))
-        outbox.mark_published(GAME, {f"published_n:{GAME}": str(seq)})
+        outbox.mark_published(GAME, {f"published_n:{GAME}": str(seq)}, prunable=PRUNABLE)
         outbox.ack(rowid)
         if seq % 10 == 0:
             outbox.recorder_ack(GAME, seq)
@@ -70,13 +71,15 @@ def test_a_long_session_keeps_the_ledger_and_the_file_bounded(tmp_path: Path) ->
 def test_unacknowledged_and_still_offerable_rows_are_kept(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox.sqlite")
     _publish_acked(outbox, 1, 30)
-    for seq in (31, 32):  # published, the journal mark moved on, the recorder has not acknowledged them yet
-        rowid = outbox.put("table/T1/events", b"{}", 1, False, hold=(GAME, seq, f"{GAME}:{seq}:0"))
-        outbox.ack(rowid)
-    outbox.mark_published(GAME, {f"published_n:{GAME}": "32"})
+    result = outbox.put("table/T1/events", b"{}", 1, False, hold=(GAME, 31, f"{GAME}:hand1:result"))
+    outbox.ack(result)  # a hand result: offered again whenever a resumed table's state shows it
+    rowid = outbox.put("table/T1/events", b"{}", 1, False, hold=(GAME, 32, f"{GAME}:32:0"))
+    outbox.ack(rowid)
+    outbox.mark_published(GAME, {f"published_n:{GAME}": "32"}, prunable=PRUNABLE)
     rowid = outbox.put("table/T1/events", b"{}", 1, False, hold=(GAME, 33, f"{GAME}:33:0"))  # mark not moved yet
     outbox.recorder_ack(GAME, 33)  # the recorder has all 33, but a resumed table may offer event 33 again
     assert outbox.seq_of(GAME, f"{GAME}:33:0") == 33
+    assert outbox.seq_of(GAME, f"{GAME}:hand1:result") == 31  # not of the prunable form: kept
     assert outbox.seq_of(GAME, f"{GAME}:20:0") is None  # acknowledged and behind the mark: pruned
     assert outbox.last_seq(GAME) == 33
     outbox.close()
@@ -102,19 +105,22 @@ def test_a_sigkilled_table_with_a_pruned_ledger_delivers_every_event_exactly_onc
         seqs = sorted(int(e["seq"]) for e in store.events(table="T1"))
         assert seqs == list(range(1, published + 1))  # every event stored, exactly once, no gap
         floor, left = _ledger(ledger)  # before: no floor, and one row per event
-        assert left[-1] == published and all(s > floor for s in left[:-1])  # pruned up to the floor
-        assert len(left) <= published - floor + 1  # what is left: the events published after the last journal mark
+        assert left[-1][0] == published
+        assert all(s > floor or ":hand" in i or i.endswith(":end") for s, i in left[:-1])  # pruned up to the floor
+        assert len(left) <= published - floor + 1 + 4  # what is left: the events after the last journal mark and
+        # the 4 hand results (a resumed table re-offers a hand result its state shows: never published twice)
     finally:
         recorder.stop()
         store.close()
 
 
-def _ledger(path: Path) -> tuple[int, list[int]]:
-    """The game's ledger floor and the seqs left in the ledger."""
+def _ledger(path: Path) -> tuple[int, list[tuple[int, str]]]:
+    """The game's ledger floor and the (seq, event id) left in the ledger."""
     db = sqlite3.connect(str(path))
     try:
         (floor,) = db.execute("SELECT value FROM meta WHERE key LIKE 'ledger_floor:%'").fetchone()
-        return int(floor), [int(r[0]) for r in db.execute("SELECT seq FROM published ORDER BY seq")]
+        return int(floor), [(int(r[0]), str(r[1])) for r in db.execute("SELECT seq, event_id FROM published "
+                                                                      "ORDER BY seq")]
     finally:
         db.close()
 
