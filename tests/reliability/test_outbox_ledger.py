@@ -89,14 +89,14 @@ def test_a_sigkilled_table_with_a_pruned_ledger_delivers_every_event_exactly_onc
                                                                                    tmp_path: Path) -> None:
     store = SqlEventStore(f"sqlite:///{tmp_path / 'recorder.sqlite'}")
     recorder = Recorder(store, mosquitto.host, mosquitto.port, client_id="mjtable-rec-ledger").start()
-    cmd = [sys.executable, "-m", "bench.soak_table", "--table", "T1", "--seed", "4", "--hands", "4", "--port",
+    cmd = [sys.executable, "-m", "bench.soak_table", "--table", "T1", "--seed", "4", "--hands", "2", "--port",
            str(mosquitto.port), "--dir", str(tmp_path / "table"), "--pace-s", "0.005", "--drain-s", "60"]
     try:
         first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         ledger = tmp_path / "table" / "T1.outbox.sqlite"
-        assert _wait(lambda: ledger.exists() and _seqs(store) >= 80, 60)  # acks flowing, mid-session
+        assert _wait(lambda: ledger.exists() and _seqs(store) >= 40, 60)  # acks flowing, mid-session
         os.kill(first.pid, signal.SIGKILL)
-        first.wait(10)
+        assert first.wait(10) == -signal.SIGKILL  # killed mid-session, not after its end
         assert first.stdout is not None
         first.stdout.close()
         again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
@@ -107,8 +107,8 @@ def test_a_sigkilled_table_with_a_pruned_ledger_delivers_every_event_exactly_onc
         floor, left = _ledger(ledger)  # before: no floor, and one row per event
         assert left[-1][0] == published
         assert all(s > floor or ":hand" in i or i.endswith(":end") for s, i in left[:-1])  # pruned up to the floor
-        assert len(left) <= published - floor + 1 + 4  # what is left: the events after the last journal mark and
-        # the 4 hand results (a resumed table re-offers a hand result its state shows: never published twice)
+        assert len(left) <= published - floor + 1 + 2  # what is left: the events after the last journal mark and
+        # the 2 hand results (a resumed table re-offers a hand result its state shows: never published twice)
     finally:
         recorder.stop()
         store.close()
