@@ -209,6 +209,10 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
             css = f'#alerts li[data-id="{alert["id"]}"]'
             wait.until(lambda d: "tile jam" in _text(d, css) and "alert-open" in str(
                 d.find_element(By.CSS_SELECTOR, css).get_attribute("class")))
+            # an mcu_fault alert offers "clear fault" to the referee (issue 19.5): it sends the clear_fault command
+            browser.find_element(By.CSS_SELECTOR, f"{css} button:nth-of-type(3)").click()
+            cmd = table.apply_next_command()
+            assert (cmd.command, cmd.referee) == ("clear_fault", "referee1")
             browser.find_element(By.CSS_SELECTOR, f"{css} button:nth-of-type(2)").click()
             cmd = table.apply_next_command()
             assert (cmd.command, cmd.args) == ("reject", {"alert_id": alert["id"]})
