@@ -36,7 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"build in {FAST_BUILD_S} s and boot in 0.02 s instead of {REAL_BUILD_S} s / 0.5 s")
     parser.add_argument("--build-s", type=float, default=None, help="shuffle-and-build duration, seconds")
     parser.add_argument("--boot-s", type=float, default=None, help="reset-to-BOOT time, seconds (0.5; --fast 0.02)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed for dice and random faults")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="random seed for the dice (throw n: a function of seed and n) and random faults")
+    parser.add_argument("--first-throw", type=int, default=0, metavar="N",
+                        help="the n-th throw's dice are a function of (seed, n): start at throw N (0-based; a "
+                             "resumed session's journaled throws)")
     parser.add_argument("--boot-counter", type=int, default=0, help="EEPROM boot counter before the first boot")
     parser.add_argument("--control-socket", default=None,
                         help="also accept control lines on this UNIX socket path (one reply line per line)")
@@ -110,8 +114,10 @@ async def serve(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     pty = PtyMaster()
     boot_s = args.boot_s if args.boot_s is not None else (0.02 if args.fast else 0.5)
+    if args.first_throw < 0:
+        raise SystemExit(f"--first-throw {args.first_throw}: a throw index is 0 or more")
     sim = SimulatedMcu(pty, rng=random.Random(seed), build_s=build_s, boot_s=boot_s,
-                       boot_counter=args.boot_counter)
+                       boot_counter=args.boot_counter, dice_seed=seed, first_throw=args.first_throw)
     sim.bugs.update(args.bug)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -3,9 +3,11 @@ simulated table sits exactly where the adapter expects the real one (demo and te
 
 from __future__ import annotations
 
+import functools
 import random
 
 from firmware_bridge.panel_config import PanelTableConfig
+from firmware_bridge.simulator import seeded_dice
 from hw.closed_table import ClosedTablePins, ClosedTableTiming, SimulatedClosedTable
 from hw.fake import FakeBackend
 
@@ -17,9 +19,13 @@ def closed_table_pins(config: PanelTableConfig) -> ClosedTablePins:
 
 
 def simulated_closed_table(backend: FakeBackend, config: PanelTableConfig, timing: ClosedTableTiming | None = None,
-                           rng: random.Random | None = None) -> SimulatedClosedTable:
-    """A simulated closed table on ``backend`` wired as ``config`` says (call ``start(loop)`` on it)."""
-    return SimulatedClosedTable(backend, closed_table_pins(config), timing, rng)
+                           rng: random.Random | None = None, *, dice_seed: int | None = None,
+                           first_throw: int = 0) -> SimulatedClosedTable:
+    """A simulated closed table on ``backend`` wired as ``config`` says (call ``start(loop)`` on it).  With
+    ``dice_seed`` its n-th throw is ``seeded_dice(dice_seed, n)``, as on the MCU simulator, starting at
+    ``first_throw``."""
+    dice = None if dice_seed is None else functools.partial(seeded_dice, dice_seed)
+    return SimulatedClosedTable(backend, closed_table_pins(config), timing, rng, dice=dice, first_throw=first_throw)
 
 
 __all__ = ["closed_table_pins", "simulated_closed_table"]

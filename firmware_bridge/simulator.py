@@ -111,12 +111,23 @@ class _Table:
     boot_started_s: float = field(default_factory=time.monotonic)
 
 
+def seeded_dice(seed: int, throw: int) -> tuple[int, int]:
+    """The two dice (1..6) of throw number ``throw`` (0-based) of a session seeded ``seed``: a function of both
+    only, like the demo's walls (seeded per hand), so a restarted simulator continues the same session."""
+    r = random.Random(f"{seed}:dice:{throw}")
+    return (r.randint(1, 6), r.randint(1, 6))
+
+
 class SimulatedMcu:
     """A table MCU on ``transport``.  ``await run()`` until cancelled.
 
     Args:
         transport: the device side (``PtyMaster`` or one end of ``memory_pair``).
-        rng: dice, random faults.
+        rng: random link faults, and the dice when ``dice_seed`` is None.
+        dice_seed: when set, the n-th throw of the session is :func:`seeded_dice` (``dice_seed``, n), whatever
+            process throws it: a simulator restarted with a resumed session (``first_throw`` = the throws its
+            journal holds) throws what an undisturbed one would have.
+        first_throw: the index (0-based) of this simulator's first throw.
         build_s: shuffle-and-build duration, seconds (real tables about 60).
         boot_s: time from reset to the BOOT event, seconds.
         boot_counter: value before the first boot (EEPROM); the first BOOT event reports it + 1.
@@ -124,9 +135,12 @@ class SimulatedMcu:
     """
 
     def __init__(self, transport: Transport, *, rng: random.Random | None = None, build_s: float = 60.0,
-                 boot_s: float = 0.5, boot_counter: int = 0, clock: Callable[[], float] = time.monotonic) -> None:
+                 boot_s: float = 0.5, boot_counter: int = 0, clock: Callable[[], float] = time.monotonic,
+                 dice_seed: int | None = None, first_throw: int = 0) -> None:
         self.transport = transport
         self.rng = rng or random.Random()
+        self.dice_seed = dice_seed
+        self.throws = first_throw  #: index of the next throw in the session (ROLL_DICE or the dice button)
         self.build_s = build_s
         self.boot_s = boot_s
         self.clock = clock
@@ -426,9 +440,16 @@ class SimulatedMcu:
     async def _roll(self, frame: Frame, args: Values) -> Values:
         self._check_can_move()
         t = self.table
-        t.dice = (self.rng.randint(1, 6), self.rng.randint(1, 6))
+        t.dice = self._throw()
         t.last_seq, t.last_command = frame.seq, frame.ident
         return {"dice1": t.dice[0], "dice2": t.dice[1]}
+
+    def _throw(self) -> tuple[int, int]:
+        """The dice of the next throw: seeded by its index when ``dice_seed`` is set, else from ``rng``."""
+        n, self.throws = self.throws, self.throws + 1
+        if self.dice_seed is None:
+            return (self.rng.randint(1, 6), self.rng.randint(1, 6))
+        return seeded_dice(self.dice_seed, n)
 
     def _stop_build(self) -> None:
         if self._build_task is not None:
@@ -490,7 +511,7 @@ class SimulatedMcu:
         self.emit("BUTTON", seat=seat, button=button, pressed=1)
         self.emit("BUTTON", seat=seat, button=button, pressed=0)
         if button == Button.DICE and self.table.state not in (McuState.BUILDING, McuState.ESTOP):
-            self.table.dice = (self.rng.randint(1, 6), self.rng.randint(1, 6))
+            self.table.dice = self._throw()
             self.emit("DICE_ROLLED", dice1=self.table.dice[0], dice2=self.table.dice[1], seat=seat)
 
     def set_lid(self, part: LidPart, is_open: bool) -> None:

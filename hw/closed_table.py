@@ -68,18 +68,24 @@ class SimulatedClosedTable:
 
     Args:
         backend: the fake backend the adapter uses.
-        pins: its pin map.  timing: delays.  rng: the dice.
+        pins: its pin map.  timing: delays.  rng: the dice, unless ``dice`` is given.
+        dice: the dice of throw number n (0-based) of the session, a function of n only (so a table simulated
+            again for a resumed session throws what an undisturbed one would have).
+        first_throw: the number of this simulation's first throw (a resumed session's journaled throws).
     """
 
     def __init__(self, backend: FakeBackend, pins: ClosedTablePins, timing: ClosedTableTiming | None = None,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, *, dice: Callable[[int], tuple[int, int]] | None = None,
+                 first_throw: int = 0) -> None:
         self.backend = backend
         self.pins = pins
         self.timing = timing or ClosedTableTiming()
         self.rng = rng or random.Random()
+        self._dice_of = dice
+        self._first_throw = first_throw
         self.state = "idle"  #: idle, building, built, raised, fault
         self.dice: tuple[int, int] | None = None  #: the last throw (None before the first)
-        self.dice_throws = 0
+        self.dice_throws = 0  #: throws by this simulation (not counting ``first_throw``)
         self.stats = ClosedTableStats()
         self.lamps: dict[str, bool] = dict.fromkeys(pins.lamps, False)
         self.faults: list[str] = []  #: injected faults still to act
@@ -181,7 +187,8 @@ class SimulatedClosedTable:
                 self._later(self.timing.raise_s, self._raised)
             return True
         if name == "dice" and self.state != "building":
-            self.dice = (self.rng.randint(1, 6), self.rng.randint(1, 6))
+            n = self._first_throw + self.dice_throws
+            self.dice = (self.rng.randint(1, 6), self.rng.randint(1, 6)) if self._dice_of is None else self._dice_of(n)
             self.dice_throws += 1
             return True
         return False

@@ -28,7 +28,7 @@ def check_runtime(cfg: Config) -> None:
     """Raise :class:`ConfigError` (one line) unless the service can start with ``cfg`` here."""
     _check_rules(cfg)
     _check_password_file(cfg)
-    _check_data_dir(cfg)
+    check_data_dir(cfg)
 
 
 def load_checked(path: str | Path) -> Config:
@@ -71,7 +71,9 @@ def _check_password_file(cfg: Config) -> None:
         raise ConfigError(f"{where} is empty")
 
 
-def _check_data_dir(cfg: Config) -> None:
+def check_data_dir(cfg: Config) -> None:
+    """Raise :class:`ConfigError` (one line) unless ``table.data_dir`` is a writable directory or can be created
+    (nothing is created).  ``doctor``'s data_dir check starts with this one, so both agree."""
     d = cfg.table.data_dir
     where = f"{cfg.source}: table.data_dir {str(d)!r}"
     resolved = Path(os.path.realpath(d))

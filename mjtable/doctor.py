@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mjtable import config_check
 from mjtable.config import Config, ConfigError, parse_config
 from mjtable.config_check import load_checked
 
@@ -166,13 +167,16 @@ def check_broker(cfg: Config, timeout_s: float) -> Check:
 
 
 def check_data_dir(cfg: Config) -> Check:
+    """``run``'s own check of ``table.data_dir`` (:func:`mjtable.config_check.check_data_dir`: a directory, not
+    under /proc, /sys or /dev, writable or creatable), then what only doctor looks at: a write probe, free space
+    and the journal's checksums.  Nothing is created."""
     d = cfg.table.data_dir
+    try:
+        config_check.check_data_dir(cfg)
+    except ConfigError as exc:
+        return Check("data_dir", "fail", str(exc))
     if not d.is_dir():  # doctor only looks: creating it is the installer's (or the service's) job
-        parent = next((p for p in d.parents if p.exists()), None)
-        can = parent is not None and os.access(parent, os.W_OK | os.X_OK)
-        return Check("data_dir", "warn" if can else "fail",
-                     f"{d} does not exist yet" + (" (the service will create it)" if can else
-                                                  f"; {parent} is not writable: run deploy/install.sh or create it"))
+        return Check("data_dir", "warn", f"{d} does not exist yet (the service will create it)")
     try:
         with tempfile.NamedTemporaryFile(dir=d, prefix=".doctor-probe-"):
             pass

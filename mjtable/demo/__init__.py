@@ -33,8 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mcr-1998 | mcr-2006 | mcr-2017 | sichuan-sbr-2025 | riichi-hkma-2025 "
                              "(default mcr-2006; the bots play MCR style; a resumed run keeps its own)")
     parser.add_argument("--seed", type=int, default=None,
-                        help="walls and bot choices (default 1; dice come from the MCU sim; a resumed run keeps "
-                             "its own)")
+                        help="walls, dice and bot choices (default 1; the simulated table's n-th throw is a function "
+                             "of the seed and n, so a resumed run throws what an undisturbed one would; a resumed run "
+                             "keeps its own)")
     parser.add_argument("--hands", type=int, default=None,
                         help="cut the session short after N hands (a resumed session keeps its own length)")
     parser.add_argument("--fast", action="store_true", help="0.2 s wall builds (default: 2 s; a real table: 60 s)")

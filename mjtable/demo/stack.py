@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ from typing import Any, Protocol
 from controller.engine.effects import Effect, HandEnded, SessionEnded
 from controller.engine.events import Event
 from controller.engine.state import GameState, Phase
+from controller.journal import read_records
 from controller.views import shown_player_index
 from firmware_bridge.panel_config import EXAMPLE_PANEL
 from firmware_bridge.panel_sim import simulated_closed_table
@@ -173,6 +173,15 @@ class DemoStack:
             }
         )
 
+    def journaled_throws(self) -> int:
+        """Dice throws the table's journal holds (0 for a new session): a resumed demo's simulated table starts
+        at that throw, so its dice (a function of the seed and the throw's number) are an undisturbed run's."""
+        journal = self.opts.run_dir / f"{self.opts.table}.journal.jsonl"
+        if not journal.exists():
+            return 0
+        records, _ = read_records(journal)  # a corrupt journal: JournalCorruptError names the line
+        return sum(1 for r in records if r.rec == "event" and r.event.get("type") == "dice_rolled")
+
     def _start_mcu_sim(self) -> None:
         cmd = [
             sys.executable,
@@ -184,6 +193,8 @@ class DemoStack:
             "--fast",
             "--build-s",
             str(self.opts.build_s),
+            "--first-throw",
+            str(self.journaled_throws()),
         ]
         log = open(self.opts.run_dir / "table-sim.log", "ab")  # noqa: SIM115 (the child keeps it open)
         self.mcu_proc = subprocess.Popen(with_parent_death(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -304,7 +315,8 @@ class DemoStack:
         assert cfg.panel is not None
         b = self.opts.build_s
         timing = ClosedTableTiming(build_s=b, raise_s=b / 10, start_delay_s=0.02, min_press_s=0.02)
-        sim = simulated_closed_table(self.gpio, cfg.panel, timing, random.Random(self.opts.seed))
+        sim = simulated_closed_table(self.gpio, cfg.panel, timing, dice_seed=self.opts.seed,
+                                     first_throw=self.journaled_throws())
         sim.on_change = service.changed.set  # the floor referee looks at the table when it changes
         sim.start(asyncio.get_running_loop())
         for fault in self.opts.panel_faults:

@@ -291,6 +291,13 @@ function tickCountdowns() {
 
 function sendCommand(fields) {
   if (!app.creds || !app.client || !app.table) return;
+  if (app.status !== "online") {  // the broker does not queue commands for an offline table: they would vanish
+    const box = document.getElementById("command-result");
+    box.textContent = `${fields.command}: not sent: table ${app.table} is ${app.status || "not reporting"} ` +
+      "(commands are not queued; send again once it is online)";
+    box.setAttribute("data-ok", "false");
+    return;
+  }
   const id = `${app.creds.user}-${Date.now()}-${++app.cmdCounter}`.replace(/[^A-Za-z0-9_.:-]/g, "_");
   const doc = Object.assign({schema: "mjtable.command/1", id, referee: app.creds.user}, fields);
   app.pending[id] = doc;

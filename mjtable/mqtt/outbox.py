@@ -9,7 +9,12 @@ saving loses messages it had already acknowledged (issue 19.2), and the table re
 The same file keeps a ledger of published event ids with their envelope ``seq`` (written in the same transaction
 as the message): a resumed table continues the seq (:meth:`Outbox.last_seq`) and never publishes an event id
 twice under two seqs (:meth:`Outbox.seq_of`); and a small key/value ``meta`` table (e.g. the last journal
-record whose publications are in the outbox).
+record whose publications are in the outbox).  The ledger stays small over a long session: a row goes once the
+recorder has acknowledged its seq AND it is at or below the game's floor (:meth:`Outbox.mark_published`: every
+row up to it whose id is of the caller's prunable form belongs to journal records a resumed table will not
+publish again); the newest row of each game and ids outside that form (hand results, the game end: re-offered
+whenever the state shows them) stay.  Rows still needed after a SIGKILL -- unacknowledged, or of the journal
+record being published -- are never pruned; deleted rows' pages are reused, so the file stops growing.
 
 SQLite file (WAL) or ``:memory:``; all methods lock, so the caller's thread and paho's network thread may
 both use one instance.
@@ -89,10 +94,35 @@ class Outbox:
             self._db.execute("UPDATE outbox SET broker_acked = 1 WHERE rowid = ?", (rowid,))
 
     def recorder_ack(self, game: str, seq: int) -> int:
-        """The recorder holds every event of ``game`` up to ``seq``: forget those; returns how many went."""
+        """The recorder holds every event of ``game`` up to ``seq``: forget those, and prune the ledger rows up to
+        ``seq`` that are also at or below the game's floor (keeping the newest); returns how many messages went."""
         with self._lock:
             cur = self._db.execute("DELETE FROM outbox WHERE game = ? AND seq <= ?", (game, seq))
+            floor = self._db.execute("SELECT value FROM meta WHERE key = ?", (_floor_key(game),)).fetchone()
+            ids = self._db.execute("SELECT value FROM meta WHERE key = ?", (_prunable_key(game),)).fetchone()
+            if floor is not None and ids is not None:  # one statement: a crash keeps every row or prunes them all
+                self._db.execute("DELETE FROM published WHERE game = ? AND seq <= ? AND event_id GLOB ? AND seq < "
+                                 "(SELECT MAX(seq) FROM published WHERE game = ?)",
+                                 (game, min(seq, int(floor[0])), str(ids[0]), game))
             return int(cur.rowcount)
+
+    def mark_published(self, game: str, meta: dict[str, str], prunable: str) -> None:
+        """Every event of ``game`` published so far whose id matches the SQLite GLOB ``prunable`` belongs to journal
+        records that a resumed table will not publish again: store the caller's ``meta`` (its journal mark), the
+        game's ledger floor (the highest seq now in the ledger) and ``prunable`` in one transaction.  Only rows at
+        or below the floor whose id matches are ever pruned (ids a table may offer again whenever its state shows
+        them, e.g. a hand result, must not match)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for key, value in {**meta, _prunable_key(game): prunable}.items():
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+                self._db.execute("INSERT OR REPLACE INTO meta SELECT ?, CAST(MAX(seq) AS TEXT) FROM published "
+                                 "WHERE game = ? HAVING MAX(seq) IS NOT NULL", (_floor_key(game), game))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def pending(self) -> list[OutboxItem]:
         """Every message the broker has not acknowledged, oldest first."""
@@ -149,6 +179,29 @@ class Outbox:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM outbox WHERE broker_acked = 0").fetchone()[0])
 
+    def checkpoint(self) -> None:
+        """Move the write-ahead log into the file and truncate it (a file store; no-op in memory)."""
+        with self._lock:
+            if self.path is not None:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def close(self) -> None:
+        """Checkpoint and close (any thread; no method may be called after)."""
+        self.checkpoint()
         with self._lock:
             self._db.close()
+
+
+def glob_literal(text: str) -> str:
+    """``text`` as a literal in an SQLite GLOB pattern (``*``, ``?`` and ``[`` bracketed)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _prunable_key(game: str) -> str:
+    """The ``meta`` key of the GLOB of a game's prunable event ids (see :meth:`Outbox.mark_published`)."""
+    return f"ledger_prunable:{game}"
+
+
+def _floor_key(game: str) -> str:
+    """The ``meta`` key of a game's ledger floor (see :meth:`Outbox.mark_published`)."""
+    return f"ledger_floor:{game}"

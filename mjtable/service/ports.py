@@ -23,6 +23,7 @@ from controller.engine.state import GameState
 from controller.engine.step import step
 from controller.journal import JournaledTable, fold
 from mjtable.mqtt.channel import TableChannel
+from mjtable.mqtt.outbox import glob_literal
 from mjtable.service.events_out import public_event
 from mjtable.service.mcu import McuPart
 from mjtable.service.parts import GpioPart
@@ -93,8 +94,10 @@ class ServicePublisher:
             except Exception:  # a schema/guard refusal must never stop the referee
                 LOGGER.exception("publishing %s at seq %d failed", kind, seq)
         ledger = self.channel.ledger
-        if ledger is not None:  # what a resumed service must publish again starts after this journal seq
-            ledger.set_meta(published_key(self.channel.game_id), str(seq))
+        if ledger is not None:  # what a resumed service must publish again starts after this journal seq (and the
+            # ledger rows of the events published so far may go once the recorder has them)
+            game = self.channel.game_id  # prunable: the ids of journal records and their effects, <game>:<n>:...
+            ledger.mark_published(game, {published_key(game): str(seq)}, prunable=f"{glob_literal(game)}:[0-9]*")
 
 
 def published_key(game_id: str) -> str:

@@ -3,7 +3,8 @@
 A small engine loop in the test plays a real MCR session with the live engine (``controller.engine``) and its bots
 (``controller.bots``) up to mid-hand, publishes its views through :class:`TableChannel`, and applies the referee
 commands that arrive through :class:`CommandEndpoint` with ``controller.engine.step``; the page must show the state,
-count down, hide concealed tiles until a referee logs in, and show the effect of a command it sent.
+count down, hide concealed tiles until a referee logs in, show the effect of a command it sent, and refuse to send
+one while the table is offline.
 """
 
 from __future__ import annotations
@@ -208,10 +209,21 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
             css = f'#alerts li[data-id="{alert["id"]}"]'
             wait.until(lambda d: "tile jam" in _text(d, css) and "alert-open" in str(
                 d.find_element(By.CSS_SELECTOR, css).get_attribute("class")))
+            # an mcu_fault alert offers "clear fault" to the referee (issue 19.5): it sends the clear_fault command
+            browser.find_element(By.CSS_SELECTOR, f"{css} button:nth-of-type(3)").click()
+            cmd = table.apply_next_command()
+            assert (cmd.command, cmd.referee) == ("clear_fault", "referee1")
             browser.find_element(By.CSS_SELECTOR, f"{css} button:nth-of-type(2)").click()
             cmd = table.apply_next_command()
             assert (cmd.command, cmd.args) == ("reject", {"alert_id": alert["id"]})
             wait.until(lambda d: "alert-open" not in str(d.find_element(By.CSS_SELECTOR, css).get_attribute("class")))
+            # the table goes offline: a command would vanish (not queued), so the page says so and sends nothing
+            # (issue 19, smaller; before: "sent pause (...)…" and no answer ever)
+            table.close()
+            wait.until(lambda d: "table T1 offline" in _text(d, "#table-status"))
+            browser.find_element(By.ID, "cmd-pause").click()
+            wait.until(lambda d: "pause: not sent: table T1 is offline" in _text(d, "#command-result"))
+            assert table.commands.empty()
             # spectator mode reads the (delayed) spectator tree and never shows hidden tiles
             browser.get(f"http://127.0.0.1:{server.server_address[1]}/?spectator=1")
             wait.until(lambda d: "spectator" in _text(d, "#mode"))

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from mjtable.cli import main
+from mjtable.config import ConfigError, parse_config
+from mjtable.config_check import check_runtime
+from mjtable.doctor import check_data_dir
 
 BASE = """
 [serial]
@@ -77,3 +80,17 @@ def test_run_as_a_process_exits_2_without_a_traceback(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "mjtable.cli", "run", "--config", str(cfg)], capture_output=True,
                          text=True, check=False, timeout=120)
     assert run.returncode == 2 and "Traceback" not in run.stderr and words in run.stderr
+
+
+@pytest.mark.parametrize(("data_dir", "words"), [("/proc/mjtable", "pseudo file system"),
+                                                 ("{tmp}/a-file/data", "is a file")])
+def test_doctors_data_dir_check_is_the_run_check(tmp_path: Path, data_dir: str, words: str) -> None:
+    """``doctor``'s own data_dir check (also reached with ``--config -`` and from ``run_checks``) had a second
+    notion of a valid data_dir: a missing dir under /proc was 'the service will create it' (warn), one under a
+    file 'not writable'.  It now fails with run's line."""
+    (tmp_path / "a-file").write_text("x")
+    cfg = parse_config({"table": {"data_dir": data_dir.format(tmp=tmp_path)}}, str(tmp_path / "t.toml"))
+    with pytest.raises(ConfigError, match=words):
+        check_runtime(cfg)
+    check = check_data_dir(cfg)
+    assert check.status == "fail" and words in check.detail, check
