@@ -48,7 +48,7 @@ from paho.mqtt.properties import Properties
 
 from mjtable import schemas
 from mjtable.mqtt.channel import dumps
-from mjtable.mqtt.payload import loads_bounded
+from mjtable.mqtt.payload import loads_bounded_text, unstorable
 from mjtable.mqtt.topics import ALL_EVENTS, ALL_RECORDS, ALL_STATUS, TableTopics, table_of
 from mjtable.recorder.engine_record import MAX_RECORD_BYTES, RecordError, check_record
 from mjtable.recorder.envelope import check_event
@@ -256,9 +256,9 @@ class Recorder:
         if msg.qos > 0:
             client.ack(msg.mid, msg.qos)
 
-    def collect(self, messages: Sequence[Inbound]) -> list[dict[str, Any]]:
+    def collect(self, messages: Sequence[Inbound]) -> list[tuple[dict[str, Any], str]]:
         """Validate a batch (writer thread): status and records are stored now, the events are returned for
-        :meth:`commit`."""
+        :meth:`commit` as (document, payload text as received)."""
         self._batch.events = []
         try:
             for m in messages:
@@ -267,20 +267,23 @@ class Recorder:
         finally:
             self._batch.events = None
 
-    def commit(self, events: Sequence[dict[str, Any]]) -> None:
+    def commit(self, events: Sequence[tuple[dict[str, Any], str]]) -> None:
         """Store a batch of validated events in one transaction (writer thread)."""
-        new = self.store.add_events(events)
+        docs = [doc for doc, _ in events]
+        new = self.store.add_events(docs, payloads=[text for _, text in events])
         self.stored += new
         self.duplicates += len(events) - new
-        for doc in events:
+        if self.share_group:  # a group member sees only its share: its gaps are its partners' events
+            return
+        for doc in docs:
             self._seen(str(doc["table"]), str(doc["game"]), int(doc["seq"]))
 
-    def _store_event(self, doc: dict[str, Any]) -> None:
+    def _store_event(self, doc: dict[str, Any], text: str) -> None:
         pending = getattr(self._batch, "events", None)
         if pending is not None:  # inside collect(): the writer stores the batch in one transaction
-            pending.append(doc)
+            pending.append((doc, text))
             return
-        if self.store.add_event(doc):
+        if self.store.add_events([doc], payloads=[text]):
             self.stored += 1
         else:
             self.duplicates += 1
@@ -295,13 +298,17 @@ class Recorder:
             if leaf == "referee/record":
                 doc = self._check_record(table, payload)
             else:
-                doc = loads_bounded(payload, max_bytes=MAX_STATUS_BYTES if leaf == "status" else MAX_EVENT_BYTES)
+                doc, text = loads_bounded_text(payload, max_bytes=MAX_STATUS_BYTES if leaf == "status"
+                                               else MAX_EVENT_BYTES)
                 if leaf == "status":
                     schemas.validate("status", doc)
                 else:
                     check_event(doc)  # exactly the schema, ~40x faster (mjtable.recorder.envelope)
                 if doc["table"] != table:
                     raise schemas.PayloadError(f"document for table {doc['table']!r} on {topic}")
+                why = unstorable(doc, text, ("status",) if leaf == "status" else ("id", "game"))
+                if why is not None:
+                    raise schemas.PayloadError(f"valid, but cannot be stored: {why}")
         except Exception as exc:  # poison: bounded, set aside, acknowledged; never fatal
             self.rejected += 1
             reason = f"{type(exc).__name__}: {exc}"[:500]
@@ -314,15 +321,19 @@ class Recorder:
         elif leaf == "status":
             self.store.set_status(table, doc["status"], float(doc.get("ts_s", 0.0)))
         else:
-            self._store_event(doc)
+            self._store_event(doc, text)
 
     def _check_record(self, table: str, payload: bytes) -> dict[str, Any]:
+        doc, text = loads_bounded_text(payload, max_bytes=MAX_RECORD_BYTES, max_depth=64)
         try:
-            doc = check_record(loads_bounded(payload, max_bytes=MAX_RECORD_BYTES, max_depth=64))
+            doc = check_record(doc)
         except RecordError as exc:
             raise schemas.PayloadError(str(exc)) from exc
         if doc["table"] != table:
             raise schemas.PayloadError(f"record for table {doc['table']!r} on {table!r}'s topic")
+        why = unstorable(doc, text, ("game", "rules"))
+        if why is not None:
+            raise schemas.PayloadError(f"valid, but cannot be stored: {why}")
         return doc
 
     # -- end-to-end acknowledgement ----------------------------------------------------------------------

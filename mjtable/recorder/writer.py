@@ -32,11 +32,11 @@ class Inbound:
 
 
 class BatchSink(Protocol):
-    def collect(self, messages: Sequence[Inbound]) -> list[dict[str, Any]]:
+    def collect(self, messages: Sequence[Inbound]) -> Sequence[Any]:
         """Validate messages; store what is not an event (status, records); return the events to store."""
         ...
 
-    def commit(self, events: Sequence[dict[str, Any]]) -> None:
+    def commit(self, events: Sequence[Any]) -> None:
         """Store the events in one transaction (raises on a database error)."""
         ...
 
@@ -109,7 +109,7 @@ class BatchWriter:
             self.batches += 1
 
     def _store(self, batch: list[Inbound]) -> bool:
-        events: Sequence[dict[str, Any]] | None = None
+        events: Sequence[Any] | None = None
         while True:
             try:  # collect stores status and records at once: a database error there is retried too
                 if events is None:
