@@ -49,12 +49,15 @@ class BatchWriter:
         ack: ``ack(mid, qos)``, paho's ``Client.ack`` (thread-safe).
         max_batch: most messages per transaction.
         retry_s: pause after a failed transaction before it is tried again.
+        ack_many: ``ack_many([(mid, qos), ...])`` acknowledges a stored batch at once, in arrival order
+            (:meth:`mjtable.mqtt.buffered.BufferedClient.ack_many`); ``ack`` per message when None.
     """
 
     def __init__(self, sink: BatchSink, ack: Callable[[int, int], Any], *, max_batch: int = 500,
-                 retry_s: float = 1.0) -> None:
+                 retry_s: float = 1.0, ack_many: Callable[[list[tuple[int, int]]], Any] | None = None) -> None:
         self._sink = sink
         self._ack = ack
+        self._ack_many = ack_many
         self.max_batch = max_batch
         self.retry_s = retry_s
         self._queue: queue.SimpleQueue[Inbound] = queue.SimpleQueue()
@@ -103,9 +106,12 @@ class BatchWriter:
                 continue
             if not self._store(batch):
                 return  # stopped while the database failed: nothing of this batch acknowledged
-            for m in batch:
-                if m.qos > 0:
-                    self._ack(m.mid, m.qos)
+            if self._ack_many is not None:
+                self._ack_many([(m.mid, m.qos) for m in batch if m.qos > 0])
+            else:
+                for m in batch:
+                    if m.qos > 0:
+                        self._ack(m.mid, m.qos)
             self.batches += 1
 
     def _store(self, batch: list[Inbound]) -> bool:
