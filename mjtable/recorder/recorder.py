@@ -303,6 +303,7 @@ class Recorder:
         """Validate and store one message (paho's network thread, the writer thread, or directly in tests).  A
         message that is not valid is set aside in the rejected log and returns normally; only a store failure
         raises."""
+        text = ""  # an event's payload text as received (stored as is)
         try:
             table, leaf = table_of(topic)
             if leaf == "referee/record":
