@@ -43,11 +43,39 @@ def json_depth(payload: bytes) -> int:
 
 def loads_bounded(payload: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> Any:
     """Decode one UTF-8 JSON payload no larger than ``max_bytes`` and no deeper than ``max_depth``."""
+    return loads_bounded_text(payload, max_bytes=max_bytes, max_depth=max_depth)[0]
+
+
+def loads_bounded_text(payload: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
+    """:func:`loads_bounded`, and the payload's text (valid UTF-8 JSON: the recorder stores it as received,
+    without encoding the document again)."""
     if len(payload) > max_bytes:
         raise PayloadError(f"payload of {len(payload)} bytes exceeds the {max_bytes}-byte limit")
     if payload.count(b"[") + payload.count(b"{") > max_depth and json_depth(payload) > max_depth:
         raise PayloadError(f"JSON nested deeper than {max_depth} levels")
     try:
-        return json.loads(payload.decode("utf-8"))
+        text = payload.decode("utf-8")
+        return json.loads(text), text
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise PayloadError(f"not UTF-8 JSON: {exc}") from exc
+
+
+def unstorable(doc: Any, text: str, columns: tuple[str, ...] = ()) -> str | None:
+    """Why a valid JSON document cannot be stored in a database's text columns, or None when it can.
+
+    JSON may escape a lone UTF-16 surrogate (``\\ud800``), which no UTF-8 text (SQLite, PostgreSQL) can hold once
+    decoded, and a NUL (``\\u0000``), which PostgreSQL text refuses: in the payload text, kept as received, the
+    escapes are harmless, but a document with a lone surrogate cannot be encoded again (exports), and a NUL in a
+    value that gets its own column (``columns``: keys of ``doc``) cannot be stored.  Costs one substring search
+    for an ordinary payload."""
+    if "\\ud" in text or "\\uD" in text:
+        try:
+            json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return "a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape) cannot be stored as UTF-8"
+    if "\\u0000" in text:
+        for key in columns:
+            value = doc.get(key) if isinstance(doc, dict) else None
+            if isinstance(value, str) and "\x00" in value:
+                return f"a NUL character in {key!r} cannot be stored"
+    return None

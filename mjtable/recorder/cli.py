@@ -55,8 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share the tables with other recorders ($share/GROUP/...; MQTT 5)")
     parser.add_argument("--batch", type=int, default=500, metavar="N",
                         help="most events per database transaction (0: one insert per message)")
-    parser.add_argument("--mqtt-version", choices=("5", "3.1.1"), default="5",
-                        help="MQTT version (3.1.1 costs less CPU per message; mosquitto accepts $share from it)")
+    parser.add_argument("--mqtt-version", choices=("auto", "5", "3.1.1"), default="auto",
+                        help="MQTT version; auto: 3.1.1 alone, 5 with --share-group (3.1.1 costs less CPU per "
+                             "message; mosquitto, EMQX and VerneMQ accept $share from it)")
     parser.add_argument("--rejected-log", type=Path, default=None, metavar="FILE",
                         help="where poison messages are set aside (JSON lines; default: next to a SQLite --db, "
                              "else ./recorder-rejected.jsonl)")
@@ -180,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     _emit({"event": "recorder_started", "broker": f"{host}:{port}", "db": redact_url(args.db),
-           "client_id": args.client_id, "share_group": args.share_group})
+           "client_id": args.client_id, "share_group": args.share_group, "mqtt_version": rec.mqtt_version})
     while not stop.wait(args.stats_every_s):
         _emit({"event": "recorder_stats", **rec.stats(), "connected": rec.wait_connected(0)})
     rec.stop()

@@ -107,15 +107,20 @@ class LocalPostgres:
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
     def stop(self) -> None:
-        """``pg_ctl stop -m fast`` and remove the directory."""
+        """``pg_ctl stop -m immediate`` and remove the directory (in the background).  Immediate: the cluster is
+        thrown away, so its shutdown checkpoint (every dirty page of every test database written and fsynced)
+        would be wasted; it took 13.9 s after 15 test databases here (fast mode), the test session's teardown."""
         if self._dir is None:
             return
         if self._running:
             bindir = server_bindir()
-            subprocess.run([*self._prefix, str(bindir / "pg_ctl"), "-D", str(self._dir / "data"), "-m", "fast",
-                            "-w", "stop"], capture_output=True, check=False)
+            subprocess.run([*self._prefix, str(bindir / "pg_ctl"), "-D", str(self._dir / "data"), "-m",
+                            "immediate", "-w", "stop"], capture_output=True, check=False)
             self._running = False
-        shutil.rmtree(self._dir, ignore_errors=True)
+        # removed in the background: a cluster with a dozen test databases is ~110 MB in thousands of files,
+        # 2.6 s to delete here, which nothing needs to wait for (the server has stopped; the name is unique)
+        subprocess.Popen(["rm", "-rf", "--", str(self._dir)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
         self._dir = None
 
     def create_database(self, name: str) -> str:

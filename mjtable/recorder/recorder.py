@@ -10,7 +10,9 @@ valid (a poison message) is set aside (:class:`~mjtable.recorder.rejected.Reject
 nothing a payload does can end paho's network thread or the writer thread.  A message whose store write fails is
 NOT acknowledged (the writer retries; with ``batch_max=0`` the broker redelivers it after the next reconnect).
 
-MQTT 5, with a session that never expires (``clean_start=False``): several recorders may share the work with
+MQTT 3.1.1 (``clean_session=False``) on its own, MQTT 5 (a session that never expires, ``clean_start=False``) in
+a shared group, by default (:data:`MQTT_VERSIONS`); paho reads through :class:`mjtable.mqtt.buffered.BufferedClient`
+(large reads, one write for a batch's PUBACKs).  Several recorders may share the work with
 ``share_group`` (subscriptions ``$share/<group>/mjtable/v1/table/+/...``; the broker gives each message to one
 member, every member writes the same database, and the inserts are idempotent, so every event is stored once).
 With ``batch_max > 0`` (the default) messages are stored by a writer thread in batches and acknowledged only after
@@ -47,8 +49,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from mjtable import schemas
+from mjtable.mqtt.buffered import BufferedClient
 from mjtable.mqtt.channel import dumps
-from mjtable.mqtt.payload import loads_bounded
+from mjtable.mqtt.payload import loads_bounded_text, unstorable
 from mjtable.mqtt.topics import ALL_EVENTS, ALL_RECORDS, ALL_STATUS, TableTopics, table_of
 from mjtable.recorder.engine_record import MAX_RECORD_BYTES, RecordError, check_record
 from mjtable.recorder.envelope import check_event
@@ -62,10 +65,13 @@ MAX_EVENT_BYTES = 256 * 1024
 SESSION_NEVER_EXPIRES = 0xFFFFFFFF
 #: in-flight window the recorder offers the broker (MQTT 5 Receive Maximum): a batch is at most this big
 RECEIVE_MAXIMUM = 1000
-#: ``mqtt_version`` values.  "5" (the default) is the standard for shared subscriptions; "3.1.1" costs paho ~60 µs
-#: less per message here (it parses no MQTT 5 properties) and mosquitto, EMQX and VerneMQ accept ``$share/``
-#: from 3.1.1 clients as an extension
-MQTT_VERSIONS = ("5", "3.1.1")
+#: ``mqtt_version`` values.  "auto" (the default): "3.1.1" for a recorder on its own, "5" in a shared-subscription
+#: group.  paho builds an MQTT 5 ``Properties`` object for every PUBLISH it receives, ~12 µs of CPU per message
+#: here (``bench.recorder_cpu``), a quarter of the recorder's cost per event; a recorder on its own needs nothing
+#: of MQTT 5 (3.1.1 keeps a ``clean_session=False`` session as long as the broker does, and the broker's
+#: ``max_inflight_messages`` is its window).  ``$share/`` is standard in MQTT 5; mosquitto, EMQX and VerneMQ also
+#: accept it from 3.1.1 clients as an extension, so ``"3.1.1"`` with a group is the cheaper choice on those.
+MQTT_VERSIONS = ("auto", "5", "3.1.1")
 MAX_STATUS_BYTES = 16 * 1024
 ACK_SCHEMA = "mjtable.recorder_ack/1"
 #: while events are missing, the ack is published again this often (seconds): it asks the table to resend
@@ -116,12 +122,13 @@ class Recorder:
         rejected: where poison messages are set aside (in memory when None).
         ack_every_s: how often changed end-to-end acks are published, seconds (0: no acks; off with
             ``share_group``).
-        mqtt_version: ``"5"`` or ``"3.1.1"`` (see :data:`MQTT_VERSIONS`).
+        mqtt_version: ``"auto"``, ``"5"`` or ``"3.1.1"`` (see :data:`MQTT_VERSIONS`); :attr:`mqtt_version` is the
+            version used.
     """
 
     def __init__(self, store: EventStore, host: str, port: int, *, client_id: str = "mjtable-recorder",
                  username: str | None = None, password: str | None = None, keepalive_s: int = 10,
-                 share_group: str | None = None, batch_max: int = 500, mqtt_version: str = "5",
+                 share_group: str | None = None, batch_max: int = 500, mqtt_version: str = "auto",
                  rejected: RejectedLog | None = None, ack_every_s: float = 0.5) -> None:
         if mqtt_version not in MQTT_VERSIONS:
             raise ValueError(f"bad MQTT version {mqtt_version!r}: use one of {', '.join(MQTT_VERSIONS)}")
@@ -144,13 +151,15 @@ class Recorder:
         self._plock = threading.Lock()
         self.share_group = share_group
         self._batch = threading.local()
+        if mqtt_version == "auto":
+            mqtt_version = "5" if share_group else "3.1.1"
         self.mqtt_version = mqtt_version
         if mqtt_version == "5":
-            c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5,
-                            manual_ack=True)
+            c = BufferedClient(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5,
+                               manual_ack=True)
         else:  # 3.1.1: a persistent session is clean_session=False
-            c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311,
-                            clean_session=False, manual_ack=True)
+            c = BufferedClient(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311,
+                               clean_session=False, manual_ack=True)
         if username is not None:
             c.username_pw_set(username, password)
         c.reconnect_delay_set(1, 2)
@@ -160,7 +169,8 @@ class Recorder:
         c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         self._client = c
-        self._writer = BatchWriter(self, c.ack, max_batch=batch_max) if batch_max > 0 else None
+        self._writer = (BatchWriter(self, c.ack, max_batch=batch_max, ack_many=c.ack_many) if batch_max > 0
+                        else None)
         self._keepalive_s = keepalive_s
         self._stopping = False
         self._ack_every_s = 0.0 if share_group else ack_every_s
@@ -256,9 +266,9 @@ class Recorder:
         if msg.qos > 0:
             client.ack(msg.mid, msg.qos)
 
-    def collect(self, messages: Sequence[Inbound]) -> list[dict[str, Any]]:
+    def collect(self, messages: Sequence[Inbound]) -> list[tuple[dict[str, Any], str]]:
         """Validate a batch (writer thread): status and records are stored now, the events are returned for
-        :meth:`commit`."""
+        :meth:`commit` as (document, payload text as received)."""
         self._batch.events = []
         try:
             for m in messages:
@@ -267,20 +277,23 @@ class Recorder:
         finally:
             self._batch.events = None
 
-    def commit(self, events: Sequence[dict[str, Any]]) -> None:
+    def commit(self, events: Sequence[tuple[dict[str, Any], str]]) -> None:
         """Store a batch of validated events in one transaction (writer thread)."""
-        new = self.store.add_events(events)
+        docs = [doc for doc, _ in events]
+        new = self.store.add_events(docs, payloads=[text for _, text in events])
         self.stored += new
         self.duplicates += len(events) - new
-        for doc in events:
+        if self.share_group:  # a group member sees only its share: its gaps are its partners' events
+            return
+        for doc in docs:
             self._seen(str(doc["table"]), str(doc["game"]), int(doc["seq"]))
 
-    def _store_event(self, doc: dict[str, Any]) -> None:
+    def _store_event(self, doc: dict[str, Any], text: str) -> None:
         pending = getattr(self._batch, "events", None)
         if pending is not None:  # inside collect(): the writer stores the batch in one transaction
-            pending.append(doc)
+            pending.append((doc, text))
             return
-        if self.store.add_event(doc):
+        if self.store.add_events([doc], payloads=[text]):
             self.stored += 1
         else:
             self.duplicates += 1
@@ -290,18 +303,23 @@ class Recorder:
         """Validate and store one message (paho's network thread, the writer thread, or directly in tests).  A
         message that is not valid is set aside in the rejected log and returns normally; only a store failure
         raises."""
+        text = ""  # an event's payload text as received (stored as is)
         try:
             table, leaf = table_of(topic)
             if leaf == "referee/record":
                 doc = self._check_record(table, payload)
             else:
-                doc = loads_bounded(payload, max_bytes=MAX_STATUS_BYTES if leaf == "status" else MAX_EVENT_BYTES)
+                doc, text = loads_bounded_text(payload, max_bytes=MAX_STATUS_BYTES if leaf == "status"
+                                               else MAX_EVENT_BYTES)
                 if leaf == "status":
                     schemas.validate("status", doc)
                 else:
                     check_event(doc)  # exactly the schema, ~40x faster (mjtable.recorder.envelope)
                 if doc["table"] != table:
                     raise schemas.PayloadError(f"document for table {doc['table']!r} on {topic}")
+                why = unstorable(doc, text, ("status",) if leaf == "status" else ("id", "game"))
+                if why is not None:
+                    raise schemas.PayloadError(f"valid, but cannot be stored: {why}")
         except Exception as exc:  # poison: bounded, set aside, acknowledged; never fatal
             self.rejected += 1
             reason = f"{type(exc).__name__}: {exc}"[:500]
@@ -314,15 +332,19 @@ class Recorder:
         elif leaf == "status":
             self.store.set_status(table, doc["status"], float(doc.get("ts_s", 0.0)))
         else:
-            self._store_event(doc)
+            self._store_event(doc, text)
 
     def _check_record(self, table: str, payload: bytes) -> dict[str, Any]:
+        doc, text = loads_bounded_text(payload, max_bytes=MAX_RECORD_BYTES, max_depth=64)
         try:
-            doc = check_record(loads_bounded(payload, max_bytes=MAX_RECORD_BYTES, max_depth=64))
+            doc = check_record(doc)
         except RecordError as exc:
             raise schemas.PayloadError(str(exc)) from exc
         if doc["table"] != table:
             raise schemas.PayloadError(f"record for table {doc['table']!r} on {table!r}'s topic")
+        why = unstorable(doc, text, ("game", "rules"))
+        if why is not None:
+            raise schemas.PayloadError(f"valid, but cannot be stored: {why}")
         return doc
 
     # -- end-to-end acknowledgement ----------------------------------------------------------------------

@@ -38,8 +38,9 @@ class EventStore(Protocol):
         """Store one validated ``mjtable.event/1`` envelope; False if it was a duplicate."""
         ...
 
-    def add_events(self, events: Sequence[dict[str, Any]]) -> int:
-        """Store validated envelopes in one transaction; returns how many were new (the rest were duplicates)."""
+    def add_events(self, events: Sequence[dict[str, Any]], payloads: Sequence[str] | None = None) -> int:
+        """Store validated envelopes in one transaction; returns how many were new (the rest were duplicates).
+        ``payloads``: each envelope's JSON text as received (stored as is; encoded from the envelope when None)."""
         ...
 
     def set_status(self, table: str, status: str, ts_s: float) -> None: ...
@@ -88,9 +89,13 @@ def events_query(table: str | None, game: str | None, types: Sequence[str] | Non
     return sql + " ORDER BY game_id, seq", args
 
 
-def event_row(event: dict[str, Any], stored_by: str | None, received_s: float) -> tuple[Any, ...]:
+def event_row(event: dict[str, Any], stored_by: str | None, received_s: float,
+              payload: str | None = None) -> tuple[Any, ...]:
+    """The ``events`` row of an envelope; ``payload`` is its JSON text (encoded from ``event`` when None)."""
+    if payload is None:
+        payload = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
     return (event["table"], event["id"], event.get("game"), event.get("seq"), event["type"], event.get("ts_s"),
-            json.dumps(event, separators=(",", ":"), ensure_ascii=False), received_s, stored_by)
+            payload, received_s, stored_by)
 
 
 def is_postgres_url(url: str) -> bool:
@@ -179,11 +184,14 @@ class SqlEventStore:
         row = event_row(event, self.stored_by, time.time())
         return self._run(lambda c: bool(c.execute(self._q(INSERT_EVENT), row).rowcount == 1))
 
-    def add_events(self, events: Sequence[dict[str, Any]]) -> int:
+    def add_events(self, events: Sequence[dict[str, Any]], payloads: Sequence[str] | None = None) -> int:
         if not events:
             return 0
         now = time.time()
-        rows = [event_row(e, self.stored_by, now) for e in events]
+        if payloads is None:
+            rows = [event_row(e, self.stored_by, now) for e in events]
+        else:  # the recorder's path: the JSON text as received, not encoded a second time
+            rows = [event_row(e, self.stored_by, now, p) for e, p in zip(events, payloads, strict=True)]
         return self._run(lambda c: self._insert_many(c, rows))
 
     def _insert_many(self, conn: Any, rows: list[tuple[Any, ...]]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -258,3 +259,26 @@ def test_a_select_only_reader_opens_a_migrated_database(postgres_url: str) -> No
     again = SqlEventStore(reader_url)  # up to date: even a writer's open only reads the versions
     assert again.migrated == []
     again.close()
+
+
+def test_an_event_the_database_cannot_hold_is_set_aside_not_retried_forever(store_url: str) -> None:
+    """Valid JSON and a valid envelope, yet not storable: a lone UTF-16 surrogate (``\\ud800``, JSON allows the
+    escape; UTF-8 cannot encode it) or a NUL in an id (PostgreSQL text refuses it).  Such an event must go to the
+    rejected log with the batch's good events stored; before, the whole batch's commit raised and the writer
+    retried it for ever (nothing after it was stored or acknowledged)."""
+    from mjtable.recorder.recorder import Recorder
+    from mjtable.recorder.rejected import RejectedLog
+
+    store = SqlEventStore(store_url, stored_by="t")
+    rejected = RejectedLog(None)
+    rec = Recorder(store, "127.0.0.1", 1, rejected=rejected)  # never started: the writer's calls, in order
+    topic = "mjtable/v1/table/T1/events"
+    good = json.dumps(_ev(1)).encode()
+    surrogate = good.replace(b'"5p"', b'"\\ud800"').replace(b'g1:1', b'g1:2')
+    nul_id = good.replace(b'g1:1', b'g1:\\u0000')
+    batch = [Inbound(topic, p, mid, 1) for mid, p in enumerate((surrogate, good, nul_id), start=1)]
+    rec.commit(rec.collect(batch))
+    assert [e["id"] for e in store.events()] == ["g1:1"]
+    assert rec.stored == 1 and rec.rejected == 2 and rejected.count == 2
+    assert all("cannot be stored" in e["reason"] for e in rejected.entries())
+    store.close()
