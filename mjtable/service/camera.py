@@ -62,7 +62,8 @@ def default_pipeline(
     min_confidence: float = DEFAULT_MIN_CONFIDENCE, *, allow_template: bool = False, camera: CameraConfig | None = None
 ) -> PipelineAdapter:
     """The table pipeline (``vision.pipeline``) with the ONNX tile classifier (``vision.classifier``); RuntimeError
-    naming what is missing.  ``camera``: the field of view and the tile and marker heights (else the defaults).
+    naming what is missing.  ``camera``: the field of view, the tile and marker heights and ``read_dora`` (riichi:
+    the dead wall's indicators) (else the defaults).
 
     ``allow_template``: without the ONNX model, use the pipeline's nearest-template classifier
     (``vision.pipeline.template_classifier``) for the simulated camera's own artwork (the demo); a real camera needs the
@@ -88,7 +89,8 @@ def default_pipeline(
         zones.DEFAULT_GEOMETRY, tile_thickness_mm=camera.tile_thickness_mm, marker_height_mm=camera.marker_height_mm
     )
     pipeline = table.TablePipeline(
-        classifier, geometry, confidence_threshold=min_confidence, hfov_deg=camera.hfov_deg
+        classifier, geometry, confidence_threshold=min_confidence, hfov_deg=camera.hfov_deg,
+        read_dora=camera.read_dora,
     )
     return PipelineAdapter(pipeline)
 
