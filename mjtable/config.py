@@ -62,9 +62,7 @@ class CameraConfig:
     ``hfov_deg``: the frame's horizontal field of view (degrees); ``tile_thickness_mm``: how high a lying tile's top
     is above the felt; ``marker_height_mm``: how high the ArUco markers are above the felt (both mm);
     ``width`` x ``height``: the frame asked of the camera, px (1920 x 1080: a tile covers about 28 x 39 px; at
-    1280 x 720, 19 x 26 px, the classifier misreads 2-8 % of tiles that it reads right at 1080p, docs/vision.md);
-    ``read_dora``: also read the wall rows for the riichi dead wall's turned-up indicators (``dora_indicator``
-    events, issue 16 point 15: a riichi table in partial information; off elsewhere, it costs four more zones)."""
+    1280 x 720, 19 x 26 px, the classifier misreads 2-8 % of tiles that it reads right at 1080p, docs/vision.md)."""
 
     source: str = "picamera2"
     fps: float = 8.0
@@ -75,7 +73,6 @@ class CameraConfig:
     hfov_deg: float = 66.0
     tile_thickness_mm: float = 20.0
     marker_height_mm: float = 0.0
-    read_dora: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -235,8 +232,7 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
                           min_confidence=c.number("min_confidence", float, DEFAULT_MIN_CONFIDENCE, 0.0, 1.0),
                           hfov_deg=c.number("hfov_deg", float, 66.0, 20.0, 170.0),
                           tile_thickness_mm=c.number("tile_thickness_mm", float, 20.0, 0.0, 60.0),
-                          marker_height_mm=c.number("marker_height_mm", float, 0.0, -50.0, 200.0),
-                          read_dora=c.get("read_dora", bool, False))
+                          marker_height_mm=c.number("marker_height_mm", float, 0.0, -50.0, 200.0))
     c.finish()
 
     m = _Section(source, "mqtt", data.get("mqtt", {}))
