@@ -9,7 +9,8 @@ when the next player reaches into the wall ("已伸手进入牌池抓牌者,即�
 2017 puts the win with pung/kong: "报碰、杠、和牌者要快(在3秒之内)" [003:L45@1972].  So the window's 3 s
 (``claim_s``) closes pung/kong (and the 2017 win); after it the window stays open (``ClaimWindow.slow``) for
 the slow calls until the next player's draw, which the table sees as that player's *pass* button or any
-action of his turn (discard, kong, flower, self-drawn win; from the seat buttons or the camera).  Robbing a kong
+action of his turn (discard, kong, flower, self-drawn win; from the seat buttons or the camera), or his hand
+camera showing one tile more than he held (``hand_camera_draw``).  Robbing a kong
 (抢杠和, a win on the added tile [000:L626; 004:L274]) is a win: under 1998/2006 its window has no 3 s either and
 ends with the next action, the kong player's replacement draw ("报开杠后应即在牌墙最后补进一张牌" [000:L508;
 004:L248]; seen as his *pass* or any action of his turn); under 2017 it closes at 3 s.  A pung or
@@ -155,6 +156,21 @@ def next_player_draws(state: GameState, ev: Event, fx: list[Effect]) -> GameStat
     everyone = w.passed | (w.eligible - {c.seat for c in w.calls})
     state = replace(state, hand=replace(hand, claim=replace(w, passed=everyone)))
     return claims.close_window(state, fx)
+
+
+def hand_camera_draw(state: GameState, obs: dict[str, object], ev: Event, fx: list[Effect]) -> GameState | None:
+    """A ``hand_seen`` reading of the seat whose draw ends a slow window, with one tile more than it holds: the
+    hand camera saw the draw (point 1: "a camera, hand-camera or button event").  Returns the state after the
+    draw (the caller then checks the reading against it), or None when the reading is not that."""
+    hand = state.hand
+    seat, codes = obs.get("seat"), obs.get("tiles")
+    if hand is None or hand.claim is None or not hand.claim.slow or not isinstance(seat, int) \
+            or isinstance(seat, bool) or not 0 <= seat <= 3 or not isinstance(codes, list):
+        return None
+    s = hand.seats[seat]
+    if len(codes) != len(s.known) + s.unknown + 1:
+        return None
+    return next_player_draws(state, ButtonPressed(id=ev.id, at_s=ev.at_s, seat=seat, button="pass"), fx)
 
 
 def late_call(state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState:
@@ -333,5 +349,5 @@ def _meld_kind(tiles: tuple[Tile, ...], old: MeldRec) -> MeldKind:
     raise Reject("bad_event", "the tiles do not make a chow, pung or kong")
 
 
-__all__ = ["McrVenue", "claim_event", "correct_meld", "late_call", "next_player_draws",
+__all__ = ["McrVenue", "claim_event", "correct_meld", "hand_camera_draw", "late_call", "next_player_draws",
            "on_claim_deadline", "overrun", "slow_kinds", "slow_window_call"]

@@ -96,3 +96,22 @@ def test_2017_rob_window_keeps_its_3_s() -> None:
     hand = t.state.hand
     assert t.state.phase is Phase.TURN and hand is not None and hand.turn == 1
     assert t.seat(1).melds[0].kind == "kong"
+
+
+@pytest.mark.parametrize("rules", ["mcr-1998", "mcr-2006"])
+def test_the_next_players_hand_camera_showing_his_draw_ends_the_window(rules: str) -> None:
+    """Point 1: the end of the slow window is the next player's draw, also as his hand camera sees it (one tile
+    more than he held): the window closes, the draw is his, and a late win is refused [004:L478]."""
+    from tests.engine.engine_helpers import PRIORITY_HANDS
+
+    t = Table(rules=rules)
+    t.deal(PRIORITY_HANDS, draws="9s")
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("tick", dt_s=3.5)
+    held = [x.code for x in t.seat(1).known]
+    t.ok("camera", observation={"type": "hand_seen", "seat": 1, "tiles": [*held, "9s"], "claimed_from": None,
+                                "position": 0, "confidence": 0.99, "frame_id": 3})
+    hand = t.state.hand
+    assert t.state.phase is Phase.TURN and hand is not None and hand.turn == 1
+    assert hand.drawn is not None and hand.drawn.code == "9s" and not t.state.alerts
+    assert t.rejected("claim", seat=3, kind="win").reason == "no_window"
