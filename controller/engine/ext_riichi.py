@@ -141,10 +141,15 @@ class RiichiExtension(EngineExtension):
         return None
 
     def camera_observation(self, state: GameState, obs: dict[str, Any], fx: list[Effect]) -> GameState | None:
-        """``dora_indicator`` (issue 16 point 15): the camera reads a dead-wall indicator turned up, ``position`` 0
+        """``win_shown`` after an exhaustive draw: the seat's 「聽牌」 (:meth:`_hand_opened`).
+        ``dora_indicator`` (issue 16 point 15): the camera reads a dead-wall indicator turned up, ``position`` 0
         the dora indicator, k the k-th kan-dora indicator (L37), ``ura`` true for an ura indicator (L38).  With the
         wall unknown (partial information) it is recorded in order and used for the dora; with the wall known it
         must agree with it.  A reading that does not fit raises (the core raises ``camera_mismatch``)."""
+        drawn = riichi_of(state.hand)
+        if obs.get("type") == "win_shown" and state.phase is Phase.HAND_OVER and drawn is not None \
+                and drawn.tenpai is not None and drawn.draw_pre is not None:  # after an exhaustive draw
+            return self._hand_opened(state, obs, fx)
         if obs.get("type") != "dora_indicator":
             return None
         hand = state.hand
@@ -180,6 +185,17 @@ class RiichiExtension(EngineExtension):
         seen.append(t)
         ext = replace(ext, seen_ura=tuple(seen)) if ura else replace(ext, seen_indicators=tuple(seen))
         return replace(state, hand=replace(hand, extra=ext))
+
+    def _hand_opened(self, state: GameState, obs: dict[str, Any], fx: list[Effect]) -> GameState:
+        """After an exhaustive draw the camera sees a seat's hand laid open: its 「聽牌」 (the hand is shown; 「不聽」
+        keeps it covered, L427; issue 16 point 5).  The reading must be the seat's concealed hand (``hand_seen``'s
+        check; the reading itself is not kept).  Raises ``Reject`` otherwise (the core raises ``camera_mismatch``)."""
+        from controller.engine.ext_riichi_tenpai import declare
+
+        camera.hand_seen(state, obs)  # raises when the tiles are not the seat's
+        seat = obs.get("seat")
+        assert isinstance(seat, int)  # checked by hand_seen
+        return declare(self.rules, state, seat, True, fx)
 
     def _kuikae_stands(self, state: GameState, back: tuple[int, Tile, str], ev: Event,
                        fx: list[Effect]) -> GameState | None:
