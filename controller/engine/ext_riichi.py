@@ -65,8 +65,13 @@ class RiichiExtension(EngineExtension):
     """The engine hooks of HKMA 2025 riichi (see module doc)."""
 
     def late_call(self, state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState | None:
-        """HKMA: level 2, a repeat in the half-game level 4, then 5 [002:L512-L514]."""
-        return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void", fx)
+        """HKMA: a call after the reaction time "會被視為鳴牌取消或空和" [002:L422]: a chi/pon/kan is a call given up,
+        level 2, a repeat in the half-game level 4, then 5 [002:L512-L514, L570]; a ron is an empty win (空和)
+        refused before the hand is shown, "在公開手牌前…和了取消的同時,選手會被判四級處分" [002:L649]: level 4."""
+        if kind is ClaimKind.WIN:
+            return record_level(state, seat, "empty_win", 4, "ron called after the reaction time: 空和, withdrawn "
+                                "before the hand is shown (L422, L645-L649)", fx)
+        return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void (L422)", fx)
 
     def __init__(self, rules: RiichiRuleset) -> None:
         self.rules = rules

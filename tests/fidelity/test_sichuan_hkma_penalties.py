@@ -205,3 +205,18 @@ def test_hkma_turn_overrun_is_an_alert_and_no_penalty() -> None:
     (alert,) = _alerts(fx)
     assert alert.kind == "timer_zero" and alert.data["player"] == "P1"
     assert not t.state.infractions
+
+
+def test_hkma_late_ron_is_an_empty_win_withdrawn_level_4() -> None:
+    """「如果選手在合理反應時間後,才採用「鳴牌優先規條」宣言鳴牌,會被視為鳴牌取消或空和」 (002 L422): a late pon is a
+    call given up (level 2), a late ron an empty win (空和); the table refuses it before the hand is shown, which
+    is 「在公開手牌前…和了取消…四級處分」 (L649): level 4, 8 points and no win this hand."""
+    t = _riichi(HKMA)
+    t.ok({"type": "discard", "seat": 0, "tile": "5p"})
+    t.pass_all()
+    fx = t.send({"type": "claim", "seat": 3, "kind": "win"})
+    assert _kinds(fx) == ["empty_win"]
+    inf = t.state.infractions[-1]
+    assert inf.points == 8 and "L649" in inf.message
+    hand = t.state.hand
+    assert hand is not None and hand.seats[3].dead is not None
