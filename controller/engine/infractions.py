@@ -206,12 +206,13 @@ def claim_event(state: GameState, ev: Claim, fx: list[Effect], handle: Callable[
             raise
         w = hand.claim
         seat = ev.seat
-        if w.robbing or hand.wall_remaining <= 0:
+        kind = ClaimKind(ev.kind)
+        last_pung = kind is ClaimKind.PUNG and claims.pung_on_last(state)  # Sichuan: a right [001:L383]
+        if w.robbing or (hand.wall_remaining <= 0 and not last_pung):
             raise  # no such right at all (robbing, the last discard): refused, as the seeds set no penalty
         if seat == w.discard_seat or hand.seats[seat].out or seat in w.passed \
                 or any(c.seat == seat for c in w.calls):
             raise
-        kind = ClaimKind(ev.kind)
         if kind is ClaimKind.CHOW and len(ev.tiles) != 2:
             raise  # a malformed chow event (the two tiles are not named): the sender's error, not the player's
         shown = _shown_tiles(state, seat, kind, ev.tiles)

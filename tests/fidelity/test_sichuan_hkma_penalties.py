@@ -3,6 +3,8 @@ recorded as the seeds say, a 喰替 that stands is level 3, turn overruns follow
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from controller.engine.effects import Alert, InfractionEffect
 from controller.engine.events import SessionStart
 from controller.engine.ext_riichi_state import riichi_of
@@ -220,3 +222,16 @@ def test_hkma_late_ron_is_an_empty_win_withdrawn_level_4() -> None:
     assert inf.points == 8 and "L649" in inf.message
     hand = t.state.hand
     assert hand is not None and hand.seats[3].dead is not None
+
+
+def test_sichuan_empty_pung_on_the_last_discard_is_recorded_too() -> None:
+    """A pung on the last discard is a right in Sichuan (001 L383), so an empty one there is 空碰 like any other
+    (L762); a kong there stays a plain refusal (no replacement tile: no such right)."""
+    t = _sichuan()
+    hand = t.state.hand
+    assert hand is not None
+    t.state = replace(t.state, hand=replace(hand, front=hand.wall_size - hand.back, live=()))
+    t.ok({"type": "discard", "seat": 0, "tile": "5p"})
+    assert t.rejected({"type": "claim", "seat": 3, "kind": "kong"}).reason == "illegal_claim"
+    fx = t.ok({"type": "claim", "seat": 3, "kind": "pung"})  # seat 3 holds no 5p
+    assert _kinds(fx) == ["empty_call"]
