@@ -3,7 +3,8 @@
 A :class:`TableScene` is the ground truth of one instant: per seat the discard pond (in discard order, six
 per row), the exposed melds (in the order they were exposed, first meld at the owner's right-hand end of
 the meld row), the standing hand (only its size shows from above), an optional hand laid face up after a
-win, and hands (arms) passing over the table.
+win, hands (arms) passing over the table, and (riichi) the dead wall with its turned-up dora indicators
+(:class:`DeadWall`; the rest of the wall is not drawn).
 
 Seats follow the engine: seat 0 sits at the bottom of the top-down view, numbering runs counter-clockwise
 (seat 1 is seat 0's right-hand neighbour, the next player in MCR order 东→南→西→北).  A tile taken from
@@ -171,6 +172,34 @@ class PassingHand:
 
 
 @dataclass(frozen=True, slots=True)
+class DeadWall:
+    """The riichi dead wall (王牌, 14 tiles = 7 stacks of two, seed 002 L23) lying in the wall row in front of
+    ``seat`` (see ``TableGeometry.dead_wall_stack_centre``): stack 0 is its right-hand end as that seat sees it
+    (the replacement tiles, stacks 0-1); ``indicators`` are the tops turned face up, the dora indicator on stack
+    2 and each kan-dora indicator on the next stack to the left (L37); the other tops show their backs.
+
+    Attributes:
+        seat: whose wall row holds the dead wall.
+        x_mm: seat-frame x of the centre of the seven stacks (mm to the owner's right of the table centre).
+        indicators: the dora indicator then the kan-dora indicators, face up (at most five).
+    """
+
+    seat: int
+    x_mm: float = 0.0
+    indicators: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.seat < NUM_SEATS:
+            raise ValueError(f"no seat {self.seat}")
+        if len(self.indicators) > 5:
+            raise ValueError(f"at most 5 indicators (the dora and four kan-dora), got {len(self.indicators)}")
+        for code in self.indicators:
+            if code == BACK:
+                raise ValueError("an indicator lies face up")
+            check_code(code)
+
+
+@dataclass(frozen=True, slots=True)
 class TableScene:
     """The whole table at one instant (the simulated camera's input and the tests' ground truth)."""
 
@@ -178,12 +207,13 @@ class TableScene:
         default_factory=lambda: (SeatScene(), SeatScene(), SeatScene(), SeatScene())
     )
     hands: tuple[PassingHand, ...] = ()
+    dead_wall: DeadWall | None = None
 
     def with_seat(self, seat: int, scene: SeatScene) -> TableScene:
         """A copy with seat ``seat`` replaced."""
         seats = list(self.seats)
         seats[seat] = scene
-        return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]), hands=self.hands)
+        return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]), hands=self.hands, dead_wall=self.dead_wall)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (see :meth:`from_json`)."""
@@ -202,6 +232,9 @@ class TableScene:
                 for s in self.seats
             ],
             "hands": [[h.seat, h.x_mm, h.reach_mm, h.width_mm] for h in self.hands],
+            "dead_wall": None if self.dead_wall is None else {
+                "seat": self.dead_wall.seat, "x_mm": self.dead_wall.x_mm,
+                "indicators": list(self.dead_wall.indicators)},
         }
 
     @staticmethod
@@ -228,11 +261,14 @@ class TableScene:
                     )
                 )
             hands = tuple(PassingHand(int(h[0]), *map(float, h[1:4])) for h in obj.get("hands", []))
+            dw = obj.get("dead_wall")
+            dead = None if dw is None else DeadWall(int(dw["seat"]), float(dw.get("x_mm", 0.0)),
+                                                   tuple(str(c) for c in dw.get("indicators", [])))
         except NotationError:
             raise
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad table scene JSON: {exc!r}") from exc
-        return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]), hands=hands)
+        return TableScene(seats=(seats[0], seats[1], seats[2], seats[3]), hands=hands, dead_wall=dead)
 
 
 def _shown_tiles(compact: str) -> tuple[str, ...]:

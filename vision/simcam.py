@@ -6,7 +6,8 @@ seed).  The felt and the rim are drawn top-down and projected, the four ArUco ma
 ``TableGeometry.marker_height_mm``; tiles
 are boxes ``TableGeometry.tile_thickness_mm`` high placed with the same
 :class:`~vision.pipeline.zones.TableGeometry` the pipeline reads (pond six per row, melds from the owner's
-right end with the claimed tile sideways, concealed kongs face down, a hand laid face up after a win): each
+right end with the claimed tile sideways, concealed kongs face down, a hand laid face up after a win, the riichi
+dead wall's stacks of two in a seat's wall row with the indicators turned up): each
 shows its top (the face, or the back of a face-down tile) where perspective puts it, and the sides that
 face the camera, two-layered (body colour and the back's colour) and shaded by a lamp above the table.
 Standing hands are upright boxes showing their backs; arms passing over the table are drawn above
@@ -29,7 +30,7 @@ import numpy.typing as npt
 from vision.pipeline.camera_model import DEFAULT_HFOV_DEG, CameraModel, intrinsics
 from vision.pipeline.tileart import TileArt, default_tile_art, tile_top
 from vision.pipeline.zones import DEFAULT_GEOMETRY, FloatArray, TableGeometry, seat_to_table
-from vision.scene import BACK, PassingHand, SceneMeld, SeatScene, TableScene, sideways_index
+from vision.scene import BACK, DeadWall, PassingHand, SceneMeld, SeatScene, TableScene, sideways_index
 from vision.sources import Frame
 
 Image = npt.NDArray[np.uint8]
@@ -60,6 +61,8 @@ class Placed:
     v_mm: float
     quarter_turns: int
     angle_deg: float = 0.0
+    #: tiles stacked (a dead-wall stack is 2 high: its top lies at twice the tile thickness)
+    layers: int = 1
 
 
 class SimCamera:
@@ -225,6 +228,20 @@ class SimCamera:
         out: list[Placed] = []
         for seat, seat_scene in enumerate(scene.seats):
             out.extend(self._layout_seat(seat, seat_scene))
+        if scene.dead_wall is not None:
+            out.extend(self._layout_dead_wall(scene.dead_wall))
+        return out
+
+    def _layout_dead_wall(self, dead: DeadWall) -> list[Placed]:
+        """Seven face-down stacks of two in the wall row of ``dead.seat``; the indicators turned up from stack 2
+        leftward (``vision.scene.DeadWall``)."""
+        out: list[Placed] = []
+        for stack in range(7):
+            k = stack - 2
+            code = dead.indicators[k] if 0 <= k < len(dead.indicators) else BACK
+            x, y = self.geometry.dead_wall_stack_centre(dead.x_mm, stack)
+            u, v = seat_to_table(dead.seat, x, y)
+            out.append(Placed(code, u, v, dead.seat, 0.0, layers=2))
         return out
 
     def _place(self, seat: int, code: str, x: float, y: float, *, sideways: bool, angle: float = 0.0) -> Placed:
@@ -421,9 +438,9 @@ class SimCamera:
             self._draw_top(frame, image, corners, g.marker_height_mm)
         height = g.tile_thickness_mm
         for p, corners in placed:  # every side before any top: a top is never below another tile's side
-            self._draw_sides(frame, corners, height, face_up=p.code != BACK)
+            self._draw_sides(frame, corners, height * p.layers, face_up=p.code != BACK)
         for p, corners in placed:
-            self._draw_top(frame, self._tile_image(p.code, p.quarter_turns), corners, height)
+            self._draw_top(frame, self._tile_image(p.code, p.quarter_turns), corners, height * p.layers)
         cu, cv, _ = self.camera.centre()
         standing = [
             (seat, box)

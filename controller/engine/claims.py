@@ -49,7 +49,7 @@ def eligible_claims(state: GameState, seat: int, discarder: int, t: Tile, *, rob
     if ClaimKind.WIN in kinds and s.dead is None and can_win_on(state, seat, t, discarder, robbing=robbing):
         out.add(ClaimKind.WIN)
     last = hand.wall_remaining <= 0
-    if robbing or (last and not _pung_on_last(state)):
+    if robbing or (last and not pung_on_last(state)):
         return out  # only a win on the last discard or a robbed kong
     n = sum(1 for k in s.known if k.kind == t.kind) + s.unknown
     if ClaimKind.PUNG in kinds and n >= 2:
@@ -63,7 +63,7 @@ def eligible_claims(state: GameState, seat: int, discarder: int, t: Tile, *, rob
     return out
 
 
-def _pung_on_last(state: GameState) -> bool:
+def pung_on_last(state: GameState) -> bool:
     """The rules allow a pung on the last discard (Sichuan 海底牌允许碰, L383); MCR/riichi only a win."""
     hook = getattr(ruleset_of(state), "pung_on_last_discard", None)
     return bool(hook()) if callable(hook) else False
@@ -130,7 +130,7 @@ def add_call(state: GameState, call: Call, fx: list[Effect]) -> GameState:
     if call.kind not in ruleset_of(state).claim_kinds():
         raise Reject("illegal_claim", f"{call.kind} does not exist in {state.config.rules}")
     if call.kind is not ClaimKind.WIN and hand.wall_remaining <= 0 \
-            and not (call.kind is ClaimKind.PUNG and _pung_on_last(state)):
+            and not (call.kind is ClaimKind.PUNG and pung_on_last(state)):
         raise Reject("illegal_claim", "only a win may be called on the last discard")
     s = hand.seats[seat]
     if call.kind is ClaimKind.CHOW:

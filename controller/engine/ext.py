@@ -137,6 +137,14 @@ class EngineExtension:
         ``Reject``); None: the core's (MCR: void, laddered where the seed says so)."""
         return None
 
+    def bad_call(self, state: GameState, seat: int, kind: ClaimKind, shown: tuple[Tile, ...] | None, *,
+                 why: str, fx: list[Effect]) -> tuple[GameState, bool] | None:
+        """A chow/pung/kong claim by ``seat`` that cannot be made (``why``): ``shown`` are the tiles it lays out from
+        its hand when it holds them (a wrong call), None when it does not (an empty call).  Returns the state with
+        the rulebook's record and whether the call is void (the seat has acted on the discard), or None: refused
+        (the core's treatment; MCR's is in ``infractions``)."""
+        return None
+
     def false_win_voids_later_calls(self) -> bool:
         """True when a false win on a discard voids the later win calls on it (MCR 2017 is handled by name)."""
         return False

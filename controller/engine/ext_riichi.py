@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from controller.engine import camera, penalties
+from controller.engine import camera, claims, penalties
 from controller.engine.errors import Reject
 from controller.engine.events import ButtonPressed, Claim, ConcealedKong, Discard, Event, PromotedKong
 from controller.engine.ext import EngineExtension
@@ -47,10 +47,10 @@ from controller.engine.ext_riichi_state import (
     ura_indicators,
 )
 from controller.engine.procedure import finish_flowers, parse_tile
-from controller.engine.query import player_index
+from controller.engine.query import next_active, player_index
 from controller.engine.ruleset import ClaimKind, WinSituation
 from controller.engine.session import add_scores, end_hand
-from controller.engine.state import GameState, HandResult, HandState, Phase, SeatState, SessionState
+from controller.engine.state import Call, GameState, HandResult, HandState, Phase, SeatState, SessionState
 from controller.riichi.settlement import PAO_YAKU, FinalScores
 from controller.riichi.tenpai import completing_tiles
 from mjtable.tiles import Hand, MeldKind, Tile
@@ -65,8 +65,13 @@ class RiichiExtension(EngineExtension):
     """The engine hooks of HKMA 2025 riichi (see module doc)."""
 
     def late_call(self, state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState | None:
-        """HKMA: level 2, a repeat in the half-game level 4, then 5 [002:L512-L514]."""
-        return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void", fx)
+        """HKMA: a call after the reaction time "會被視為鳴牌取消或空和" [002:L422]: a chi/pon/kan is a call given up,
+        level 2, a repeat in the half-game level 4, then 5 [002:L512-L514, L570]; a ron is an empty win (空和)
+        refused before the hand is shown, "在公開手牌前…和了取消的同時,選手會被判四級處分" [002:L649]: level 4."""
+        if kind is ClaimKind.WIN:
+            return record_level(state, seat, "empty_win", 4, "ron called after the reaction time: 空和, withdrawn "
+                                "before the hand is shown (L422, L645-L649)", fx)
+        return record_level(state, seat, "late_call", 2, f"{kind} called after the claim window: void (L422)", fx)
 
     def __init__(self, rules: RiichiRuleset) -> None:
         self.rules = rules
@@ -97,6 +102,11 @@ class RiichiExtension(EngineExtension):
             return None
         seat = getattr(ev, "seat", 0)
         s = hand.seats[seat]
+        back = ext.kuikae_back
+        if back is not None and state.phase is Phase.TURN and hand.turn == back[0] and seat != back[0]:
+            stood = self._kuikae_stands(state, back, ev, fx)
+            if stood is not None:
+                return stood
         if isinstance(ev, ButtonPressed) and state.phase is Phase.HAND_OVER and ev.button in ("call", "pass"):
             from controller.engine.ext_riichi_tenpai import declare  # 「聽牌」 / 「不聽」 at a draw (L427)
 
@@ -118,8 +128,11 @@ class RiichiExtension(EngineExtension):
             if ev.riichi or ext.intent == seat:
                 self._check_riichi(hand, ext, seat, t)
             if not hand.drew and s.melds and self._kuikae(s, t):  # 喰替 caught at once: back, level 2 (L566)
-                return record_level(state, seat, "kuikae", 2, f"喰替: {t.code} right after the call is taken back "
-                                    "(L564-L566)", fx)
+                state = record_level(state, seat, "kuikae", 2, f"喰替: {t.code} right after the call is taken back "
+                                     "(L564-L566)", fx)
+                assert state.hand is not None
+                back = (seat, t, state.infractions[-1].id)
+                return replace(state, hand=replace(state.hand, extra=replace(ext, kuikae_back=back)))
         elif isinstance(ev, Claim) and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
             if ext.riichi[seat] and ev.kind != ClaimKind.WIN:
                 raise Reject("illegal_claim", "no chi, pon or kan on a discard after riichi (L367)")
@@ -133,10 +146,15 @@ class RiichiExtension(EngineExtension):
         return None
 
     def camera_observation(self, state: GameState, obs: dict[str, Any], fx: list[Effect]) -> GameState | None:
-        """``dora_indicator`` (issue 16 point 15): the camera reads a dead-wall indicator turned up, ``position`` 0
+        """``win_shown`` after an exhaustive draw: the seat's 「聽牌」 (:meth:`_hand_opened`).
+        ``dora_indicator`` (issue 16 point 15): the camera reads a dead-wall indicator turned up, ``position`` 0
         the dora indicator, k the k-th kan-dora indicator (L37), ``ura`` true for an ura indicator (L38).  With the
         wall unknown (partial information) it is recorded in order and used for the dora; with the wall known it
         must agree with it.  A reading that does not fit raises (the core raises ``camera_mismatch``)."""
+        drawn = riichi_of(state.hand)
+        if obs.get("type") == "win_shown" and state.phase is Phase.HAND_OVER and drawn is not None \
+                and drawn.tenpai is not None and drawn.draw_pre is not None:  # after an exhaustive draw
+            return self._hand_opened(state, obs, fx)
         if obs.get("type") != "dora_indicator":
             return None
         hand = state.hand
@@ -172,6 +190,81 @@ class RiichiExtension(EngineExtension):
         seen.append(t)
         ext = replace(ext, seen_ura=tuple(seen)) if ura else replace(ext, seen_indicators=tuple(seen))
         return replace(state, hand=replace(hand, extra=ext))
+
+    def _hand_opened(self, state: GameState, obs: dict[str, Any], fx: list[Effect]) -> GameState:
+        """After an exhaustive draw the camera sees a seat's hand laid open: its 「聽牌」 (the hand is shown; 「不聽」
+        keeps it covered, L427; issue 16 point 5).  The reading must be the seat's concealed hand (``hand_seen``'s
+        check; the reading itself is not kept).  Raises ``Reject`` otherwise (the core raises ``camera_mismatch``)."""
+        from controller.engine.ext_riichi_tenpai import declare
+
+        camera.hand_seen(state, obs)  # raises when the tiles are not the seat's
+        seat = obs.get("seat")
+        assert isinstance(seat, int)  # checked by hand_seen
+        return declare(self.rules, state, seat, True, fx)
+
+    def _kuikae_stands(self, state: GameState, back: tuple[int, Tile, str], ev: Event,
+                       fx: list[Effect]) -> GameState | None:
+        """The refused 喰替 tile was left on the table and the next player drew (his *pass*) or another player
+        called it: the discard stands, level 3 instead of 2 [002:L566].  None: ``ev`` shows neither."""
+        hand = state.hand
+        assert hand is not None
+        k, t, inf_id = back
+        draws = isinstance(ev, ButtonPressed) and ev.button == "pass" and ev.seat == next_active(hand, k)
+        if not (draws or isinstance(ev, Claim)):
+            return None
+        ext = riichi_of(hand)
+        assert ext is not None
+        state = replace(state, hand=replace(hand, extra=replace(ext, kuikae_back=None)))
+        state = claims.discard(state, k, t, fx)
+        state = penalties.set_status(state, inf_id, "waived")
+        state = record_level(state, k, "kuikae", 3, f"喰替: {t.code} was not taken back and stood (the next player "
+                             "drew or it was called): 和了禁止 (L566)", fx)
+        hand = state.hand
+        assert hand is not None
+        if hand.claim is None:
+            return state  # nobody could claim it (simulated fast windows): the next player's turn has begun
+        if draws:  # the next player drew: the window on the tile is over for everyone
+            state = replace(state, hand=replace(hand, claim=replace(hand.claim, passed=hand.claim.passed
+                                                                    | hand.claim.eligible)))
+            return claims.close_window(state, fx)
+        assert isinstance(ev, Claim)
+        handled = self.before_player(state, ev, fx)  # the claim's own riichi checks
+        if handled is not None:
+            return handled
+        try:
+            kind = ClaimKind(ev.kind)
+        except ValueError as exc:
+            raise Reject("bad_event", f"unknown claim {ev.kind!r}") from exc
+        return claims.add_call(state, Call(ev.seat, kind, tuple(parse_tile(c) for c in ev.tiles), ev.at_s), fx)
+
+    def bad_call(self, state: GameState, seat: int, kind: ClaimKind, shown: tuple[Tile, ...] | None, *,
+                 why: str, fx: list[Effect]) -> tuple[GameState, bool] | None:
+        """A call that cannot be made.  Without the tiles the call is given up: 「如果選手在叫鳴後放棄鳴牌會被判處
+        二級處分」 [002:L570], level 2 escalating over the half-game.  A chi shown with the wrong tiles is 搭子誤鳴: it
+        may be corrected at once and is punished as 違規曝露 by the tiles left exposed [002:L560, L538-L546], which
+        the table cannot count (the correction decides it): raised to the referee with the evidence; the seat may
+        still make the corrected call.  Other refusals (after riichi, not from the left, a fifth kan) stay plain
+        refusals."""
+        hand = state.hand
+        if hand is None or hand.claim is None:
+            return None
+        t = hand.claim.tile
+        if shown is None:
+            return record_level(state, seat, "cancelled_call", 2, f"{kind} on {t.code} called without the tiles "
+                                f"({why}): the call is given up (取消鳴牌, L568-L570)", fx), True
+        kinds = sorted(x.kind for x in (t, *shown))
+        run = len(kinds) == 3 and all(x.is_suited and x.suit == t.suit for x in (t, *shown)) \
+            and kinds[1] == kinds[0] + 1 and kinds[2] == kinds[1] + 1
+        if kind is not ClaimKind.CHOW or run:
+            return None  # the set is right; the call is refused for another reason (riichi, seat, fifth kan)
+        p = player_index(state, seat)
+        codes = [x.code for x in shown]
+        data = {"journal_seq": state.seq + 1, "at_s": state.now_s, "seat": seat, "player": state.session.players[p],
+                "kind": str(kind), "tiles": codes, "discard": t.code}
+        return camera.raise_alert(state, "wrong_call", f"{state.session.players[p]} showed {' '.join(codes)} to chi "
+                                  f"{t.code} ({why}): 搭子誤鳴, level by the tiles left exposed after the correction "
+                                  "(1: level 2, 2: level 4, more: 4+, half the hand: 5) [002:L558-L562, L538-L546]",
+                                  data, fx), False
 
     def _kuikae(self, s: SeatState, t: Tile) -> bool:
         """``t`` is a 喰替 discard after the call just made, and the seat has another tile it could discard."""
@@ -220,6 +313,8 @@ class RiichiExtension(EngineExtension):
                 or before.hand_no != hand.hand_no:
             return new
         state = new
+        if ext.kuikae_back is not None and (new.phase is not Phase.TURN or hand.turn != ext.kuikae_back[0]):
+            ext = replace(ext, kuikae_back=None)  # the 喰替 seat made a legal discard (or the hand moved on)
         shown: tuple[int, Tile] | None = None  # a discard made in this step
         for seat in range(4):
             if len(hand.seats[seat].pond) > len(before.seats[seat].pond):

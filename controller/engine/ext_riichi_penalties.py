@@ -8,10 +8,13 @@
 * Level 5 (五級): 25 points and no win.
 
 Kuikae (喰替, L564-L566): a discard the player may not make right after his chi/pon.  Caught at once it is taken
-back (the engine refuses it and records level 2); once it stands (the next player drew, or someone called it)
-it is level 3.  The seed does not say which discards are kuikae (digest §4.6 [UNCLEAR]): the profile option
-``kuikae`` picks ``genbutsu_suji`` (default: the called tile's face, and for a chi the tile at the other end of
-the run), ``genbutsu`` (the called face only) or ``off``.
+back (the engine refuses it and records level 2); "若發現選手錯誤時下家已摸牌並混入手牌,或他家已宣告鳴取該捨牌,則捨牌
+成立,該局處以三級處分" [002:L566]: when the tile was not taken back and the next player draws (his *pass*, the
+draw signal of the seat panel) or another player calls it, the discard stands and level 3 replaces the level 2
+(the level-2 record is waived: the seed sets one or the other).  A waived record does not escalate later ones.
+The seed does not say which discards are kuikae (digest §4.6 [UNCLEAR]): the profile option ``kuikae`` picks
+``genbutsu_suji`` (default: the called tile's face, and for a chi the tile at the other end of the run),
+``genbutsu`` (the called face only) or ``off``.
 
 Pure functions, called from the engine's thread.
 """
@@ -36,7 +39,7 @@ def level_for(state: GameState, seat: int, kind: str, first: int) -> int:
     p = player_index(state, seat)
     level = first
     for inf in state.infractions:
-        if inf.kind == kind and inf.player_index == p:
+        if inf.kind == kind and inf.player_index == p and inf.status != "waived":
             level = _REPEAT[level]
     return level
 

@@ -59,6 +59,7 @@ class RiichiHand:
     seen_indicators: tuple[Tile, ...] = ()  # partial information: indicators read by the camera (issue 16 point 15)
     seen_ura: tuple[Tile, ...] = ()
     draw_pre: tuple[int, int, int, int] | None = None  # exhaustive draw: dealer, round, kyoku, honba before it
+    kuikae_back: tuple[int, Tile, str] | None = None  # a 喰替 discard refused (seat, tile, infraction id, L566)
 
 
 @dataclass(frozen=True, slots=True)

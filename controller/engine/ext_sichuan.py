@@ -58,6 +58,26 @@ class SichuanExtension(EngineExtension):
         """Sichuan: a late call is simply void, no penalty."""
         raise Reject("no_window", f"a {kind} called after the window closed is void [001:L428]")
 
+    def bad_call(self, state: GameState, seat: int, kind: ClaimKind, shown: tuple[Tile, ...] | None, *,
+                 why: str, fx: list[Effect]) -> tuple[GameState, bool] | None:
+        """错碰/错杠 of the missing suit (L736 (2), stopped before one's own discard: L740 (1)) and 空碰/空杠 (L762):
+        void, category 4 (:mod:`ext_sichuan_penalties`); any other refusal (no chow in Sichuan, a 停和陪打 seat's
+        meld that does not reach tenpai) stays a plain refusal."""
+        from controller.engine.ext_sichuan_penalties import category_4
+
+        hand = state.hand
+        ext = sichuan_of(hand)
+        if kind not in (ClaimKind.PUNG, ClaimKind.KONG) or hand is None or hand.claim is None or ext is None:
+            return None
+        cn = "碰" if kind is ClaimKind.PUNG else "杠"
+        if shown is None:
+            return category_4(state, seat, "empty_call", f"empty {kind} (空{cn}) on {hand.claim.tile.code}: {why}; "
+                              "void [001:L762]", fx), True
+        if self.rules.claim_allowed(kind, hand.claim.tile, ext.voids[seat]):
+            return None
+        return category_4(state, seat, "wrong_call", f"wrong {kind} (错{cn}) of the missing suit "
+                          f"{ext.voids[seat]} on {hand.claim.tile.code}, restored [001:L736, L740]", fx), True
+
     def dice_throws(self) -> int:
         """One throw of two dice by the dealer (L318)."""
         return 1

@@ -9,14 +9,21 @@ when the next player reaches into the wall ("已伸手进入牌池抓牌者,即�
 2017 puts the win with pung/kong: "报碰、杠、和牌者要快(在3秒之内)" [003:L45@1972].  So the window's 3 s
 (``claim_s``) closes pung/kong (and the 2017 win); after it the window stays open (``ClaimWindow.slow``) for
 the slow calls until the next player's draw, which the table sees as that player's *pass* button or any
-action of his turn (discard, kong, flower, self-drawn win; from the seat buttons or the camera).  A pung or
+action of his turn (discard, kong, flower, self-drawn win; from the seat buttons or the camera), or his hand
+camera showing one tile more than he held (``hand_camera_draw``).  Robbing a kong
+(抢杠和, a win on the added tile [000:L626; 004:L274]) is a win: under 1998/2006 its window has no 3 s either and
+ends with the next action, the kong player's replacement draw ("报开杠后应即在牌墙最后补进一张牌" [000:L508;
+004:L248]; seen as his *pass* or any action of his turn); under 2017 it closes at 3 s.  A pung or
 kong after the 3 s is void and laddered ("超过3秒钟碰牌,即为犯规" [000:L797]; [004:L457] 5 碰牌), so is a 2017 win
 ("再报碰、杠、和牌时无效,而且违规" [003:L45@2059]); a 1998/2006 win or a chow after the draw is refused
 (``no_window``: the right is gone, the seeds set no penalty).  Sichuan and riichi keep one window.
 
 **Turn overruns (point 7).** No MCR seed sets a penalty for a slow discard (the only timed infraction is the
 late pung): an overrun raises a ``timer_zero`` alert with its evidence and records nothing, unless the venue
-asks for the ladder (profile option ``mcr-2006:overrun_penalty=true``, :class:`McrVenue`).
+asks for the ladder (profile option ``mcr-2006:overrun_penalty=true``, :class:`McrVenue`).  Sichuan times only the
+calls and the draw ("应在 3 秒内摸牌" [001:L428, L430], no penalty: a late call is void) and HKMA sets no thinking
+time at all (only the reaction time of a call [002:L202-L206]): a discard limit a venue sets for them (timer
+override) is an alert only, like MCR's.
 
 **Wrong and empty calls (point 8).** 错吃/错碰/错杠: the seat loses the right to win this hand ("在该盘中不得和牌"
 [000:L785]; "判该盘停和陪打" [004:L454]; 2017 also "由此导致其他家和牌,则包付三家应付的分" [003:L45@2059]: raised to
@@ -89,8 +96,13 @@ def on_claim_deadline(state: GameState, fx: list[Effect]) -> GameState:
     assert hand is not None and hand.claim is not None
     w = hand.claim
     slow = slow_kinds(state)
-    if w.calls or w.slow or w.robbing or not slow or state.config.fast_claims:
+    if w.calls or w.slow or not slow or state.config.fast_claims:
         return claims.close_window(state, fx)
+    if w.robbing:  # only a win robs a kong: it waits for the kong player's replacement draw (1998/2006)
+        if ClaimKind.WIN not in slow or not w.eligible - w.passed:
+            return claims.close_window(state, fx)
+        fx.append(SetLed(seat=w.discard_seat, on=True))  # the kong player may take his replacement now
+        return replace(state, hand=replace(hand, claim=replace(w, slow=True)))
     nxt = next_active(hand, w.discard_seat)
     waiting = w.eligible - w.passed
     if not waiting or (ClaimKind.WIN not in slow and nxt not in waiting):
@@ -107,10 +119,12 @@ def slow_window_call(state: GameState, call: Call, fx: list[Effect]) -> GameStat
     w = hand.claim
     if call.seat == w.discard_seat or call.seat in w.passed or any(c.seat == call.seat for c in w.calls):
         return None  # the core's own rejections
+    if w.robbing and call.kind is not ClaimKind.WIN:
+        return None  # only a win may rob a kong [000:L626]: refused by the core, not a late call
     if call.kind in slow_kinds(state):
         state = claims.add_call(state, call, fx)
         hand = state.hand
-        if hand is not None and hand.claim is not None and state.phase is Phase.CLAIMS:
+        if hand is not None and hand.claim is not None and state.phase in (Phase.CLAIMS, Phase.ROB_KONG):
             return claims.close_window(state, fx)  # nobody else is waiting for the 3 s any more
         return state
     state = late_call(state, call.seat, call.kind, fx)
@@ -124,13 +138,17 @@ _TURN_ACTIONS = (Discard, ConcealedKong, PromotedKong, DeclareWin, Flower)
 
 
 def next_player_draws(state: GameState, ev: Event, fx: list[Effect]) -> GameState | None:
-    """In a slow window, the next player's pass or turn action is his draw: the window ends.  Returns the
-    state after the draw (the caller then handles a turn action as usual), or None when ``ev`` is not that."""
+    """In a slow window, the next player's pass or turn action is his draw: the window ends.  In a slow robbing
+    window the next action is the kong player's replacement draw ("报开杠后应即在牌墙最后补进一张牌" [000:L508;
+    004:L248]): his pass or turn action ends it and the kong stands.  Returns the state after the draw (the caller
+    then handles a turn action as usual), or None when ``ev`` is not that."""
     hand = state.hand
-    if hand is None or hand.claim is None or not hand.claim.slow or state.phase is not Phase.CLAIMS:
+    if hand is None or hand.claim is None or not hand.claim.slow \
+            or state.phase not in (Phase.CLAIMS, Phase.ROB_KONG):
         return None
     seat = getattr(ev, "seat", None)
-    if seat != next_active(hand, hand.claim.discard_seat):
+    w = hand.claim
+    if seat != (w.discard_seat if w.robbing else next_active(hand, w.discard_seat)):
         return None
     if not (isinstance(ev, _TURN_ACTIONS) or (isinstance(ev, ButtonPressed) and ev.button == "pass")):
         return None
@@ -138,6 +156,21 @@ def next_player_draws(state: GameState, ev: Event, fx: list[Effect]) -> GameStat
     everyone = w.passed | (w.eligible - {c.seat for c in w.calls})
     state = replace(state, hand=replace(hand, claim=replace(w, passed=everyone)))
     return claims.close_window(state, fx)
+
+
+def hand_camera_draw(state: GameState, obs: dict[str, object], ev: Event, fx: list[Effect]) -> GameState | None:
+    """A ``hand_seen`` reading of the seat whose draw ends a slow window, with one tile more than it holds: the
+    hand camera saw the draw (point 1: "a camera, hand-camera or button event").  Returns the state after the
+    draw (the caller then checks the reading against it), or None when the reading is not that."""
+    hand = state.hand
+    seat, codes = obs.get("seat"), obs.get("tiles")
+    if hand is None or hand.claim is None or not hand.claim.slow or not isinstance(seat, int) \
+            or isinstance(seat, bool) or not 0 <= seat <= 3 or not isinstance(codes, list):
+        return None
+    s = hand.seats[seat]
+    if len(codes) != len(s.known) + s.unknown + 1:
+        return None
+    return next_player_draws(state, ButtonPressed(id=ev.id, at_s=ev.at_s, seat=seat, button="pass"), fx)
 
 
 def late_call(state: GameState, seat: int, kind: ClaimKind, fx: list[Effect]) -> GameState:
@@ -161,27 +194,38 @@ _BAD_CALL_REASONS = ("not_held", "impossible_tile", "illegal_claim")
 
 def claim_event(state: GameState, ev: Claim, fx: list[Effect], handle: Callable[[], GameState]) -> GameState:
     """A ``claim`` event from a seat (not a camera reading): a call that cannot be made is an infraction under
-    MCR (wrong or empty call) instead of a plain rejection."""
+    MCR (wrong or empty call) instead of a plain rejection; other rulebooks record it through their extension's
+    ``bad_call`` hook (Sichuan 001 L740/L762, HKMA 002 L560/L570)."""
     try:
         return handle()
     except Reject as r:
-        if r.reason not in _BAD_CALL_REASONS or not _is_mcr(state) or ev.kind == ClaimKind.WIN.value:
+        if r.reason not in _BAD_CALL_REASONS or ev.kind == ClaimKind.WIN.value:
             raise
         hand = state.hand
         if hand is None or hand.claim is None or state.phase not in (Phase.CLAIMS, Phase.ROB_KONG):
             raise
         w = hand.claim
         seat = ev.seat
-        if w.robbing or hand.wall_remaining <= 0:
+        kind = ClaimKind(ev.kind)
+        last_pung = kind is ClaimKind.PUNG and claims.pung_on_last(state)  # Sichuan: a right [001:L383]
+        if w.robbing or (hand.wall_remaining <= 0 and not last_pung):
             raise  # no such right at all (robbing, the last discard): refused, as the seeds set no penalty
         if seat == w.discard_seat or hand.seats[seat].out or seat in w.passed \
                 or any(c.seat == seat for c in w.calls):
             raise
-        kind = ClaimKind(ev.kind)
         if kind is ClaimKind.CHOW and len(ev.tiles) != 2:
             raise  # a malformed chow event (the two tiles are not named): the sender's error, not the player's
         shown = _shown_tiles(state, seat, kind, ev.tiles)
         fx_here: list[Effect] = []
+        if not _is_mcr(state):  # Sichuan: category 4; HKMA: 取消鳴牌 level 2, 搭子誤鳴 raised (the extensions)
+            handled = ext_of(state).bad_call(state, seat, kind, shown, why=r.message, fx=fx_here)
+            if handled is None:
+                raise
+            new, void = handled
+            if void:
+                new = _as_passed(new, seat, fx_here)
+            fx.extend(fx_here)
+            return new
         if shown is None:
             new = penalties.record(state, seat, "empty_call", f"empty {kind} (空{_CN[kind]}): {r.message}; the call "
                                    "is void [000:L789; 004:L455; 003:L45@2102]", fx_here, ladder="ladder")
@@ -250,7 +294,7 @@ def overrun(state: GameState, name: str, seat: int | None, fx: list[Effect]) -> 
         data["player"] = state.session.players[player_index(state, seat)]
     state = camera.raise_alert(state, "timer_zero", f"{name} time is up" + (f" for seat {seat}" if seat is not None
                                else ""), data, fx)
-    if seat is None or (_is_mcr(state) and not _venue(state).overrun_penalty):
+    if seat is None or not _venue(state).overrun_penalty:  # no seed sets one (MCR, Sichuan, HKMA)
         return state
     return penalties.record(state, seat, f"{name}_overrun", f"{name} limit exceeded", fx, ladder="timer_ladder")
 
@@ -306,5 +350,5 @@ def _meld_kind(tiles: tuple[Tile, ...], old: MeldRec) -> MeldKind:
     raise Reject("bad_event", "the tiles do not make a chow, pung or kong")
 
 
-__all__ = ["McrVenue", "claim_event", "correct_meld", "late_call", "next_player_draws",
+__all__ = ["McrVenue", "claim_event", "correct_meld", "hand_camera_draw", "late_call", "next_player_draws",
            "on_claim_deadline", "overrun", "slow_kinds", "slow_window_call"]

@@ -265,8 +265,12 @@ def _camera(state: GameState, ev: CameraObserved, fx: list[Effect], *, confirmed
         return camera.raise_alert(state, "camera_uncertain", f"camera unsure about a {what} (confidence {conf})",
                                   {"observation": obs, "referee_only": "hand_seen" in (kind, what)}, fx)
     try:
-        if kind == "hand_seen":
-            return camera.hand_seen(state, obs)
+        if kind == "hand_seen":  # the next player's hand camera may show his draw: a slow window ends
+            drew: list[Effect] = []  # kept only if the reading then fits the hand after the draw
+            drawn = infractions.hand_camera_draw(state, obs, ev, drew)
+            read = camera.hand_seen(state if drawn is None else drawn, obs)
+            fx.extend(drew)
+            return read
         seen = ext_of(state).camera_observation(state, obs, fx)  # rules extension: riichi dora indicators
         if seen is not None:
             return seen

@@ -59,10 +59,12 @@ class PipelineAdapter:
 
 
 def default_pipeline(
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE, *, allow_template: bool = False, camera: CameraConfig | None = None
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE, *, allow_template: bool = False, camera: CameraConfig | None = None,
+    read_dora: bool = False,
 ) -> PipelineAdapter:
     """The table pipeline (``vision.pipeline``) with the ONNX tile classifier (``vision.classifier``); RuntimeError
     naming what is missing.  ``camera``: the field of view and the tile and marker heights (else the defaults).
+    ``read_dora``: also read the wall rows for the riichi dead wall's turned-up indicators (a riichi table).
 
     ``allow_template``: without the ONNX model, use the pipeline's nearest-template classifier
     (``vision.pipeline.template_classifier``) for the simulated camera's own artwork (the demo); a real camera needs the
@@ -82,13 +84,15 @@ def default_pipeline(
                        "for its own artwork", exc)
         classifier = template.TemplateClassifier(tileart.default_tile_art())
     if camera is None:
-        return PipelineAdapter(table.TablePipeline(classifier, confidence_threshold=min_confidence))
+        return PipelineAdapter(table.TablePipeline(classifier, confidence_threshold=min_confidence,
+                                                   read_dora=read_dora))
     zones = _optional("vision.pipeline.zones", "the table geometry")
     geometry = dataclasses.replace(
         zones.DEFAULT_GEOMETRY, tile_thickness_mm=camera.tile_thickness_mm, marker_height_mm=camera.marker_height_mm
     )
     pipeline = table.TablePipeline(
-        classifier, geometry, confidence_threshold=min_confidence, hfov_deg=camera.hfov_deg
+        classifier, geometry, confidence_threshold=min_confidence, hfov_deg=camera.hfov_deg,
+        read_dora=read_dora,
     )
     return PipelineAdapter(pipeline)
 
@@ -172,7 +176,9 @@ def open_camera_source(cfg: Config) -> ThreadedPipelineSource:
         raise RuntimeError("camera.source = sim films the demo's simulated table: run `mjtable demo --camera sim`; "
                            "mjtable run needs picamera2, opencv:<index>, file:<path> or none")
     sources = _optional("vision.sources", "the camera frame sources")
-    pipeline = default_pipeline(cfg.camera.min_confidence, camera=cfg.camera)
+    # a riichi table's camera also reads the dead wall's indicators (issue 16 point 15)
+    pipeline = default_pipeline(cfg.camera.min_confidence, camera=cfg.camera,
+                                read_dora=cfg.table.rules.startswith("riichi"))
     try:
         src = sources.open_source(cfg.camera.source, size=(cfg.camera.width, cfg.camera.height))
     except (OSError, ValueError) as exc:  # CameraError is a RuntimeError already

@@ -63,13 +63,18 @@ def test_void_tile_face_down_must_be_the_first_discard() -> None:
 
 
 def test_no_pong_or_win_on_the_missing_suit() -> None:
-    """No pong, kong or win on a tile of one's missing suit (L342, L736)."""
+    """No pong, kong or win on a tile of one's missing suit (L342, L736): the pong is not made; since issue 16 it
+    is recorded as 错碰, category 4 (L740), and the call is void (the seat has acted)."""
     t = _table()
     _voids(t, {0: "s", 1: "p", 2: "p", 3: "p"})  # seat 2 chose p although it holds 555p
     t.ok({"type": "discard", "seat": 0, "tile": "5p"})
-    rej = t.rejected({"type": "claim", "seat": 2, "kind": "pung"})
-    assert rej.reason == "illegal_claim" and "missing suit" in rej.message
-    assert t.rejected({"type": "claim", "seat": 2, "kind": "kong"}).reason == "illegal_claim"
+    fx = t.ok({"type": "claim", "seat": 2, "kind": "pung"})
+    inf = [f.infraction for f in fx if isinstance(f, InfractionEffect)]
+    assert [(i["kind"], i["points"]) for i in inf] == [("wrong_call", 0)] and "missing suit" in inf[0]["message"]
+    hand = t.state.hand
+    assert hand is not None and not hand.seats[2].melds
+    assert t.rejected({"type": "claim", "seat": 2, "kind": "kong"}).reason == "illegal_claim"  # acted: not again
+    assert len(t.state.infractions) == 1
 
 
 def test_active_pig_discarding_another_suit_while_holding_the_void() -> None:

@@ -64,7 +64,10 @@ def test_no_chow_and_no_pong_on_the_missing_suit_L342_L426() -> None:
     _voids(t, "s", "p", "s", "s")
     t.ok({"type": "discard", "seat": 0, "tile": "5p"})
     assert t.rejected({"type": "claim", "seat": 1, "kind": "chow", "tiles": ["4p", "6p"]}).reason == "illegal_claim"
-    assert t.rejected({"type": "claim", "seat": 1, "kind": "kong"}).reason == "illegal_claim"
+    t.ok({"type": "claim", "seat": 1, "kind": "kong"})  # holds 555p, missing suit p: 错杠, recorded (L736, L740)
+    hand = t.state.hand
+    assert hand is not None and not hand.seats[1].melds
+    assert [i.kind for i in t.state.infractions] == ["wrong_call"]
 
 
 def test_no_promoted_kong_right_after_a_pong_L404() -> None:

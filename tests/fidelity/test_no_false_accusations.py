@@ -8,6 +8,7 @@ Sessions run with real-table claim windows (``fast_claims=False``: every window 
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections import Counter
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from controller.engine.effects import Rejected
-from controller.engine.events import Claim, Event
+from controller.engine.events import Claim, Discard, Event
 from controller.engine.simulate import SimRun
 from controller.engine.state import GameState, Phase
 from controller.engine.step import step
@@ -55,6 +56,7 @@ def test_clean_hands_raise_no_infraction_and_no_alert(rules: str) -> None:
         found.update(f"infraction:{i.kind}" for i in state.infractions)
         found.update(f"alert:{a.kind}" for a in state.alerts)
         assert _balance(state) == 0
+    print(json.dumps({"rules": rules, "clean_hands": hands, "infractions_and_alerts": dict(found)}))  # pytest -s
     assert hands == sessions * HANDS_PER_SESSION
     assert not found, f"{rules}: false accusations in {hands} clean hands: {dict(found)}"
 
@@ -63,9 +65,11 @@ def test_clean_hands_raise_no_infraction_and_no_alert(rules: str) -> None:
 class DirtyRun(SimRun):
     """Bots plus injected infractions, each with the record it must produce (``expected``).
 
-    MCR: an empty pung (空碰) by a seat without a pair of the discard -> ``empty_call``; a pung after the window
-    closed -> ``late_call``.  HKMA: a late pung -> ``late_call`` (level 2/4/5).  Sichuan: a late pung is void and
-    recorded nowhere (001 L428) -> nothing expected, and the engine refuses it."""
+    Every profile: an empty pung (空碰) by a seat without a pair of the discard -> ``empty_call`` (MCR ladder;
+    Sichuan category 4, from a player's third one on also a ``penalty_measure`` alert, 001 L632) or
+    ``cancelled_call`` (HKMA level 2/4/5, 002 L570).  A pung after the window closed -> ``late_call`` (MCR, HKMA);
+    Sichuan: void and recorded nowhere (001 L428) -> nothing expected, and the engine refuses it.  HKMA: a 喰替
+    discard right after a chi/pon -> ``kuikae`` (level 2, taken back; the bot then discards a legal tile)."""
 
     rate: float = 0.01
     expected: Counter[str] = field(default_factory=Counter)
@@ -80,24 +84,60 @@ class DirtyRun(SimRun):
         rng = random.Random(f"dirty:{self.seed}:{self.game}:{state.seq}:{self.attempts}")
         if rng.random() >= self.rate:
             return None
-        mcr = self.rules.startswith("mcr")
-        if state.phase is Phase.CLAIMS and hand.claim is not None and mcr and not hand.claim.slow \
+        if state.phase is Phase.CLAIMS and hand.claim is not None and not hand.claim.slow \
                 and hand.wall_remaining > 0:
             w = hand.claim
             free = [s for s in sorted(w.eligible - w.passed - {c.seat for c in w.calls} - w.pending)
                     if sum(1 for t in hand.seats[s].known if t.kind == w.tile.kind) < 2 and hand.seats[s].fully_known]
             if free:
-                self.expected["empty_call"] += 1
-                return Claim(id=self._next_id(), at_s=self.now_s, seat=rng.choice(free), kind="pung")
+                seat = rng.choice(free)
+                self._expect_empty_call(state, seat)
+                return Claim(id=self._next_id(), at_s=self.now_s, seat=seat, kind="pung")
+        kuikae = self._kuikae(state)
+        if kuikae is not None:
+            self.expected["kuikae"] += 1
+            return kuikae
         if state.phase is Phase.TURN and hand.last_discard is not None and hand.turn is not None \
                 and hand.turn != hand.last_discard[0] and hand.drew:
-            seat = next(s for s in range(4) if s not in (hand.turn, hand.last_discard[0]) and not hand.seats[s].out)
+            late = next((s for s in range(4) if s not in (hand.turn, hand.last_discard[0]) and not hand.seats[s].out),
+                        None)
+            if late is None:  # Sichuan: the others have won and left the hand
+                return None
             if not self.rules.startswith("sichuan"):
                 self.expected["late_call"] += 1
             else:
                 self.refused += 1
-            return Claim(id=self._next_id(), at_s=self.now_s, seat=seat, kind="pung")
+            return Claim(id=self._next_id(), at_s=self.now_s, seat=late, kind="pung")
         return None
+
+    def _expect_empty_call(self, state: GameState, seat: int) -> None:
+        if self.rules.startswith("riichi"):
+            self.expected["cancelled_call"] += 1
+            return
+        self.expected["empty_call"] += 1
+        if self.rules.startswith("sichuan"):
+            from controller.engine.query import player_index
+
+            p = player_index(state, seat)
+            if sum(1 for i in state.infractions if i.kind in ("wrong_call", "empty_call") and i.player_index == p) >= 2:
+                self.expected["alert:penalty_measure"] += 1
+
+    def _kuikae(self, state: GameState) -> Event | None:
+        """HKMA: the seat that just called discards the called face (喰替), holding another tile it could discard."""
+        hand = state.hand
+        if not self.rules.startswith("riichi") or hand is None or state.phase is not Phase.TURN \
+                or hand.turn is None or hand.drew:
+            return None
+        from controller.engine.ext_riichi_penalties import kuikae_faces
+
+        s = hand.seats[hand.turn]
+        if not s.melds or s.melds[-1].claimed_from is None or not s.fully_known:
+            return None
+        banned = kuikae_faces(s.melds[-1], "genbutsu_suji")
+        bad = [t for t in s.known if t.kind in banned]
+        if not bad or all(t.kind in banned for t in s.known):
+            return None
+        return Discard(id=self._next_id(), at_s=self.now_s, seat=hand.turn, tile=bad[0].code)
 
 
 @pytest.mark.parametrize("rules", PROFILES)
@@ -105,7 +145,7 @@ def test_dirty_hands_record_exactly_the_injected_infractions(rules: str) -> None
     sessions = max(1, -(-HANDS // len(PROFILES) // HANDS_PER_SESSION) // 2)
     found: Counter[str] = Counter()
     expected: Counter[str] = Counter()
-    refused = injected_refusals = 0
+    refused = injected_refusals = hands = 0
     for game in range(sessions):
         run = DirtyRun(rules=rules, seed=SEED, game=game, hands_total=HANDS_PER_SESSION, fast_claims=False)
         state = run.start()
@@ -121,7 +161,10 @@ def test_dirty_hands_record_exactly_the_injected_infractions(rules: str) -> None
         found.update(i.kind for i in state.infractions)
         found.update(f"alert:{a.kind}" for a in state.alerts)
         expected += run.expected
+        hands += len(state.history)
         injected_refusals += run.refused
+    print(json.dumps({"rules": rules, "dirty_hands": hands, "injected": dict(expected), "recorded": dict(found),
+                      "refused": refused}))  # the figures (pytest -s)
     assert refused == injected_refusals
     assert sum(expected.values()) + refused > 0, "nothing was injected: raise the rate"
     assert found == expected, (rules, dict(found), dict(expected))

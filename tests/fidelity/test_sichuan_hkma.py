@@ -298,3 +298,24 @@ def test_hkma_tenpai_default_noten_option() -> None:
     assert t.state.session.scores == (0, 0, 0, 0) and t.state.session.dealer == 1
     t.ok({"type": "button", "seat": 0, "button": "call"})
     assert t.state.session.scores == (3000, -1000, -1000, -1000) and t.state.session.dealer == 0
+
+
+def test_hkma_tenpai_declared_by_the_camera_seeing_the_hand_opened() -> None:
+    """Point 5's other input: after the draw the overhead camera sees the dealer's hand laid open (「聽牌」 shows the
+    hand, 「不聽」 keeps it covered: 002 L427): that is his declaration; a reading that is not his hand is an
+    alert and changes nothing."""
+    from controller.engine.effects import Alert
+
+    t = _riichi_draw(R + ":tenpai_default=noten")
+    assert t.state.session.scores == (0, 0, 0, 0) and t.state.session.dealer == 1
+    shown = {"type": "win_shown", "seat": 0, "claimed_from": None, "position": 0, "confidence": 0.99, "frame_id": 9}
+    fx = t.ok({"type": "camera", "observation": {**shown, "tiles": ["1p", "1p", "1p", "2p", "3p", "4p", "5p", "6p",
+                                                                   "7p", "8p", "9p", "1z", "1z"]}})
+    assert any(isinstance(e, Alert) and e.kind == "camera_mismatch" for e in fx)
+    assert t.state.session.scores == (0, 0, 0, 0)
+    hand = t.state.hand
+    assert hand is not None
+    codes = [x.code for x in hand.seats[0].known]
+    fx = t.ok({"type": "camera", "observation": {**shown, "tiles": codes}})
+    assert not any(isinstance(e, Alert) for e in fx)
+    assert t.state.session.scores == (3000, -1000, -1000, -1000) and t.state.session.dealer == 0

@@ -6,10 +6,11 @@ upright on the plane of the tiles' tops (``TableGeometry.tile_thickness_mm`` abo
 camera's place estimated at calibration: a top is then where its tile lies, and its sides show as strips
 toward the camera's nadir, see :mod:`vision.pipeline.sides`), segment tiles (an occluded zone is skipped
 for the frame), classify all crops in one batch, read
-pond slots, melds and the shown hand, and debounce each reading over ``stable_frames`` frames before an
-event is emitted.  Tiles already reported that are read again in place (the camera was bumped and
-recalibrated) vote on with their earlier reads, and a meld or shown hand is reported once until its slot
-is seen empty (or a meld's layout changes: a promoted kong).
+pond slots, melds, the shown hand and (``read_dora``, riichi) the dead wall's turned-up indicators in the
+wall rows (their tops two tiles above the felt, warped on that plane), and debounce each reading over
+``stable_frames`` frames before an event is emitted.  Tiles already reported that are read again in place
+(the camera was bumped and recalibrated) vote on with their earlier reads, and a meld or shown hand is
+reported once until its slot is seen empty (or a meld's layout changes: a promoted kong).
 The pipeline never touches game state; it only reports.
 
 ``TablePipeline.process`` is synchronous and CPU-bound: call it from one worker thread (e.g. via
@@ -166,6 +167,8 @@ class TablePipeline:
             reused while the tile stays unchanged).  ``None``: ``stable_frames``; 1 = first read only.
         hfov_deg: the camera's horizontal field of view, degrees: with the markers it places the camera, for
             the plane of the tiles' tops (:mod:`vision.pipeline.camera_model`).
+        read_dora: also read each seat's wall row for the riichi dead wall's face-up indicators
+            (``dora_indicator`` events, issue 16 point 15); off for rules without them (MCR, Sichuan).
     """
 
     def __init__(
@@ -182,6 +185,7 @@ class TablePipeline:
         rotations: int | None = None,
         vote_frames: int | None = None,
         hfov_deg: float = DEFAULT_HFOV_DEG,
+        read_dora: bool = False,
     ) -> None:
         onnx = isinstance(classifier, OnnxTileClassifier)
         if crop_margin is None:
@@ -208,7 +212,8 @@ class TablePipeline:
         self._felt: tuple[float, float] | None = None
         self._sharp: deque[float] = deque(maxlen=15)
         self._blurred_run = 0  # consecutive frames the blur gate rejected
-        self._zones = geometry.all_zones()
+        self._zones = geometry.all_zones() + ([geometry.dora_zone(s) for s in range(4)] if read_dora else [])
+        self._walls = np.eye(3)  # table mm on the plane of the dead wall's tops -> frame px
         self._thumbs: dict[Zone, list[_Thumb]] = {}
         self.vote_frames = max(1, stable_frames if vote_frames is None else vote_frames)
         #: crops sent to the classifier so far (the rest reused an unchanged tile's answer)
@@ -237,6 +242,7 @@ class TablePipeline:
         if cal is not self._planes_of:
             g = self.geometry
             self._tops = cal.plane_to_image(g.tile_thickness_mm)
+            self._walls = cal.plane_to_image(2 * g.tile_thickness_mm)
             self._strips = {}
             self._on_felt = {zone: self._felt_seen(cal, zone) for zone in self._zones}
             for zone in self._zones:
@@ -248,12 +254,21 @@ class TablePipeline:
                         zone.zone_to_table(self.ppm),
                         cal.camera_mm[:2],
                         cal.camera_mm[2],
-                        g.tile_thickness_mm,
+                        self._top_mm(zone),
                         self.ppm,
                     )
                 )
             self._planes_of = cal
         return self._tops
+
+    def _top_mm(self, zone: Zone) -> float:
+        """Height of the tops read in ``zone`` above the felt, mm: a dead-wall stack is two tiles high."""
+        return 2 * self.geometry.tile_thickness_mm if zone.kind == "dora" else self.geometry.tile_thickness_mm
+
+    def _plane(self, zone: Zone) -> npt.NDArray[np.float64]:
+        """Table mm on the plane of ``zone``'s tops -> frame px (current calibration)."""
+        tops = self._tops_homography()
+        return self._walls if zone.kind == "dora" else tops
 
     def _blurred(self, value: float) -> bool:
         """Whether a frame of sharpness ``value`` is blurred against the recent accepted frames.  A drop that
@@ -290,7 +305,7 @@ class TablePipeline:
         else:  # where the ray through the top-plane point is at the felt and at the standing tiles' heights
             nu, nv, height = cal.camera_mm
             nadir = np.array([nu, nv])
-            t = g.tile_thickness_mm
+            t = self._top_mm(zone)
 
             def at(z: float) -> npt.NDArray[np.float64]:
                 return np.asarray(nadir + (uv[..., :2] - nadir) * (height - z) / (height - t), np.float64)
@@ -329,7 +344,7 @@ class TablePipeline:
 
     def warp_zone(self, frame: Image, zone: Zone) -> Image:
         """The zone on the plane of the tiles' tops, upright as its owner sees it, at ``px_per_mm``."""
-        matrix = self._tops_homography() @ zone.zone_to_table(self.ppm)
+        matrix = self._plane(zone) @ zone.zone_to_table(self.ppm)
         flags = cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR
         return np.asarray(cv2.warpPerspective(frame, matrix, zone.size_px(self.ppm), flags=flags), dtype=np.uint8)
 
@@ -373,6 +388,8 @@ class TablePipeline:
                 events.extend(self._read_pond(zone, mine, predictions, frame_id))
             elif zone.kind == "melds":
                 events.extend(self._read_melds(zone, mine, predictions, frame_id))
+            elif zone.kind == "dora":
+                events.extend(self._read_dora(zone, mine, predictions, frame_id))
             else:
                 events.extend(self._read_shown(zone, mine, predictions, frame_id))
         return FrameReport(frame_id, events, "ok", occluded, check.moved, sharp)
@@ -390,7 +407,7 @@ class TablePipeline:
         """The classifier's crop of a tile found in ``zone``'s image: cut from the full-resolution frame
         through the tops' homography (one resampling), upright, ``CROP_W`` x ``CROP_H``, with
         ``crop_margin`` of felt round it."""
-        matrix = np.asarray(self._tops_homography() @ zone.zone_to_table(self.ppm), dtype=np.float64)
+        matrix = np.asarray(self._plane(zone) @ zone.zone_to_table(self.ppm), dtype=np.float64)
         return crop_from_frame(frame, matrix, blob, out_w=CROP_W, out_h=CROP_H, margin=self.crop_margin)
 
     def classify_crops(self, crops: list[Image]) -> list[Prediction]:
@@ -646,6 +663,24 @@ class TablePipeline:
             return (("concealed_kong", codes, -1), confidence)
         kind = "promoted" if extra else "exposed"
         return ((kind, codes, side), confidence)
+
+    def _read_dora(self, zone: Zone, reads: list[_Read], preds: list[Prediction], frame_id: int) -> list[VisionEvent]:
+        """The dead wall's face-up tops in this wall row, from its owner's right: the dora indicator (position
+        0) then the kan-dora indicators (``vision.scene.DeadWall``, seed 002 L37).  Face-down tops (``back``)
+        are the wall itself; a row with no face-up top reports nothing."""
+        up = [r for r in reads if not r.blob.sideways and preds[r.index].code != BACK]
+        up.sort(key=lambda r: -r.blob.cx)  # the owner's right first
+        out: list[VisionEvent] = []
+        for position in range(5):
+            key = (zone.seat, "dora", position)
+            if position >= len(up):
+                self.tracker.observe(key, EMPTY, 1.0)
+                continue
+            pred = preds[up[position].index]
+            commit = self.tracker.observe(key, (pred.code,), pred.confidence)
+            if commit is not None:
+                out += self._emit(commit, "dora_indicator", frame_id, tiles=list(commit.value))
+        return out
 
     def _read_shown(self, zone: Zone, reads: list[_Read], preds: list[Prediction], frame_id: int) -> list[VisionEvent]:
         key = (zone.seat, "shown", 0)

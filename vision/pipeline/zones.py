@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-ZoneKind = Literal["pond", "melds", "shown"]
+ZoneKind = Literal["pond", "melds", "shown", "dora"]
 FloatArray = npt.NDArray[np.float64]
 
 #: Seat-frame unit vectors (x axis, y axis) expressed in the table frame, per seat.
@@ -115,6 +115,12 @@ class TableGeometry:
     hand_row_y_mm: float = 350.0
     hand_left_x_mm: float = -320.0
     hand_right_x_mm: float = 205.0
+    #: seat-frame y of the near edge (toward the player) of the wall row between the pond and the hand, where
+    #: the riichi dead wall lies (7 stacks of two, face down, indicators turned up; ``vision.scene.DeadWall``)
+    wall_row_y_mm: float = 300.0
+    #: half the length of the wall row the pipeline reads for the dead wall, mm (short of the corners, where
+    #: the neighbours' rows begin)
+    wall_half_mm: float = 245.0
 
     def marker_centres(self) -> dict[int, tuple[float, float]]:
         """Marker id -> centre in the table frame (mm)."""
@@ -179,6 +185,20 @@ class TableGeometry:
             self.hand_row_y_mm + 4.0,
         )
         return (pond, melds, shown)
+
+    def dead_wall_stack_centre(self, x_mm: float, stack: int) -> tuple[float, float]:
+        """Seat-frame centre (mm) of dead-wall stack ``stack`` (0 = the right-hand end as the owner sees it) of a
+        dead wall whose seven stacks are centred at ``x_mm``."""
+        return (x_mm + (3 - stack) * self.pond_pitch_x_mm, self.wall_row_y_mm - self.tile_h_mm / 2)
+
+    def dora_zone(self, seat: int) -> Zone:
+        """The wall row of ``seat`` where the dead wall's indicators are read (riichi).  The stacks are two tiles
+        high: on the plane of their tops their sides show as strips toward the camera's nadir (up to about 15 mm
+        on the far side of the table), which the zone keeps so that they are not taken for an arm reaching in;
+        it ends short of the pond's last row."""
+        inward = 20.0
+        return Zone(seat, "dora", -self.wall_half_mm, self.wall_row_y_mm - self.tile_h_mm - inward,
+                    self.wall_half_mm, self.wall_row_y_mm + 4.0)
 
     def all_zones(self) -> list[Zone]:
         """Every seat's zones, seat by seat."""
