@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +19,7 @@ from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
 from mjtable.records import game_records_from_events, ranking_points, score_sheet_csv, standings
 from tests.mqtt.mqtt_helpers import sample_public
-
-
-def _wait(pred: Any, timeout_s: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return False
+from tests.waiting import wait_until
 
 
 def _result(winner: int, discarder: int | None, total: int) -> dict[str, Any]:
@@ -70,7 +61,7 @@ def test_recorder_loses_nothing_across_a_broker_restart(tmp_path: Path) -> None:
         assert rec.wait_connected() and pub.wait_connected()
         ch = TableChannel("T1", pub, game_id="T1-g1")
         ids = play_game(ch, 4, between=broker.restart)
-        assert _wait(lambda: store.count() >= len(ids) + 5)
+        assert wait_until(lambda: store.count() >= len(ids) + 5)
         stored = [e["id"] for e in store.events(table="T1")]
         assert set(ids) <= set(stored)
         assert len(stored) == len(set(stored)) == len(ids) + 5  # 4 hand results + game end, no duplicates
@@ -84,7 +75,7 @@ def test_recorder_loses_nothing_across_a_broker_restart(tmp_path: Path) -> None:
         rec.handle(t.events, json.dumps({**first, "type": "BAD TYPE"}).encode())
         assert rec.rejected == 2
         pub.close()
-        assert _wait(lambda: store.statuses().get("T1") == "offline")
+        assert wait_until(lambda: store.statuses().get("T1") == "offline")
         records = game_records_from_events(store.events())
         assert len(records) == 1
         r = records[0]
@@ -138,7 +129,7 @@ def test_recorder_on_postgresql(postgres_url: str, mosquitto: LocalMosquitto, tm
     try:
         assert rec.wait_connected() and pub.wait_connected()
         ids = play_game(TableChannel("T1", pub, game_id="pg-game"), 2, events_per_hand=5)
-        assert _wait(lambda: store.count() == len(ids) + 3)
+        assert wait_until(lambda: store.count() == len(ids) + 3)
         rec.handle(TableTopics("T1").events, json.dumps(store.events()[0]).encode())
         assert store.count() == len(ids) + 3  # idempotent by event id on PostgreSQL too
         (r,) = game_records_from_events(store.events(game="pg-game"))

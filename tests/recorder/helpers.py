@@ -8,18 +8,9 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
-
-def wait_until(pred: Callable[[], bool], timeout_s: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
+from tests.waiting import wait_until
 
 
 class RecorderProcess:

@@ -9,7 +9,8 @@ from mjtable.broker import LocalMosquitto
 from mjtable.mqtt.channel import TableChannel
 from mjtable.mqtt.publisher import PahoPublisher
 from mjtable.recorder.store import SqlEventStore
-from tests.recorder.helpers import RecorderProcess, wait_until
+from tests.recorder.helpers import RecorderProcess
+from tests.waiting import wait_until
 
 TABLES = 4
 

@@ -20,7 +20,7 @@ from mjtable.mqtt.topics import TableTopics, TopicError
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
 from tests.mqtt.mqtt_helpers import Collector, sample_public
-from tests.recorder.helpers import wait_until
+from tests.waiting import wait_until
 
 ROOMS = {"east": ["E1", "E2"], "west": ["W1"]}
 USERS = {"bridge-east": "pw-east", "bridge-west": "pw-west", "rec-a": "pw-rec", "rec-b": "pw-rec",

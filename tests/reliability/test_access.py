@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from mjtable.mqtt.commands import Command, CommandEndpoint
 from mjtable.mqtt.publisher import PahoPublisher
 from mjtable.mqtt.topics import TableTopics
 from mjtable.service.events_out import public_event
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL = REPO / "deploy" / "mosquitto" / "mjtable-broker-users"
@@ -37,13 +38,6 @@ USERS = {"table-T1": ("table", "T1"), "referee1": ("referee", None), "referee2":
 PASSWORD = "correct-horse-battery"
 
 
-def _wait(pred: Callable[[], bool], timeout_s: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def _tool(etc: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -156,7 +150,7 @@ def test_the_display_account_cannot_take_a_table_or_recorder_client_id(installed
     topics = TableTopics("T1")
     for i in range(10):
         table.publish(topics.events, json.dumps({"i": i}).encode(), qos=1)
-    assert _wait(lambda: table.pending_count() == 0)
+    assert wait_until(lambda: table.pending_count() == 0)
     for cid in ("mjtable-T1", "table-T1", "mjtable-recorder", "recorder"):
         intruder, _ = _client(installed.port, "hall-display", cid)
         time.sleep(0.3)
@@ -164,7 +158,7 @@ def test_the_display_account_cannot_take_a_table_or_recorder_client_id(installed
         intruder.disconnect()
     assert table.connects == 1 and table.connected  # never kicked
     rec2, rec2_got = _client(installed.port, "recorder", "mjtable-recorder", clean=False)
-    assert _wait(lambda: len(rec2_got) >= 10), rec2_got  # the queued session survived: nothing erased
+    assert wait_until(lambda: len(rec2_got) >= 10), rec2_got  # the queued session survived: nothing erased
     rec2.loop_stop()
     rec2.disconnect()
     table.close()
@@ -182,7 +176,7 @@ def test_the_referee_is_the_authenticated_user(installed: Installed) -> None:
     ref1.publish(f"{topics.command}/referee1", json.dumps(doc), qos=1).wait_for_publish(5)
     ref1.publish(f"{topics.command}/referee2", json.dumps({**doc, "id": "c2"}), qos=1).wait_for_publish(5)
     ref1.publish(topics.command, json.dumps({**doc, "id": "c3"}), qos=1).wait_for_publish(5)
-    assert _wait(lambda: len(got) >= 1)
+    assert wait_until(lambda: len(got) >= 1)
     time.sleep(0.5)
     assert [(c.id, c.referee) for c in got] == [("c1", "referee1")]  # c2/c3: denied by the ACL
     ref1.loop_stop()

@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from controller.engine.events import RefereeCommand
@@ -27,15 +26,7 @@ from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
 from tests.mqtt.mqtt_helpers import Collector
 from tests.service.test_service_run import NotifySocket, start, write_config
-
-
-def _wait(pred: Callable[[], bool], timeout_s: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
+from tests.waiting import wait_until
 
 
 def test_a_broker_sigkill_loses_no_event_the_recorder_had_not_stored(tmp_path: Path) -> None:
@@ -52,18 +43,18 @@ def test_a_broker_sigkill_loses_no_event_the_recorder_had_not_stored(tmp_path: P
         channel = TableChannel("T1", pub, game_id="g1", ledger=outbox)
         ids = [channel.publish_event("discard", {"seat": i % 4, "tile": "5p"}, event_id=f"g1:{i}:0")["id"]
                for i in range(1, 11)]
-        assert _wait(lambda: outbox.held_count() == 0), outbox.held_count()  # the recorder acked all 10
+        assert wait_until(lambda: outbox.held_count() == 0), outbox.held_count()  # the recorder acked all 10
         rec.stop()  # the recorder is away; the broker queues for its persistent session (in memory only)
         ids += [channel.publish_event("discard", {"seat": i % 4, "tile": "6p"}, event_id=f"g1:{i}:0")["id"]
                 for i in range(11, 51)]
-        assert _wait(lambda: len(outbox) == 0)  # the broker acknowledged all 40 ...
+        assert wait_until(lambda: len(outbox) == 0)  # the broker acknowledged all 40 ...
         assert outbox.held_count() == 40  # ... but the table keeps them until the recorder has them
         broker.kill()  # ... and loses them: they were never saved
         broker.start()
         rec2 = Recorder(store, broker.host, broker.port, client_id="rec-e2e", ack_every_s=0.1).start()
         assert rec2.wait_connected(20)
-        assert _wait(lambda: store.count() == 50, 60), (store.count(), pub.resent, outbox.held_count())
-        assert _wait(lambda: outbox.held_count() == 0)
+        assert wait_until(lambda: store.count() == 50, 60), (store.count(), pub.resent, outbox.held_count())
+        assert wait_until(lambda: outbox.held_count() == 0)
         stored = store.events(table="T1", game="g1")
         assert [e["id"] for e in stored] == ids and [e["seq"] for e in stored] == list(range(1, 51))
         assert pub.resent >= 40
@@ -88,7 +79,7 @@ def test_a_gap_is_counted_reported_and_filled(tmp_path: Path) -> None:
         channel = TableChannel("T2", pub, game_id="g2", ledger=outbox)
         for i in range(1, 6):
             channel.publish_event("discard", {"seat": 0, "tile": "5p"}, event_id=f"g2:{i}:0")
-        assert _wait(lambda: outbox.held_count() == 0)
+        assert wait_until(lambda: outbox.held_count() == 0)
         # seqs 6-8 "dropped by the broker": in the table's outbox, acknowledged by the broker, never delivered
         for seq in (6, 7, 8):
             doc = {"schema": "mjtable.event/1", "table": "T2", "game": "g2", "id": f"g2:{seq}:0", "seq": seq,
@@ -97,9 +88,10 @@ def test_a_gap_is_counted_reported_and_filled(tmp_path: Path) -> None:
             outbox.ack(row)
         channel.seq = 8
         channel.publish_event("discard", {"seat": 0, "tile": "8p"}, event_id="g2:9:0")
-        assert _wait(lambda: rec.missing_seen == 3)  # counted (and logged), never silent
-        assert _wait(lambda: store.count() == 9 and rec.recovered == 3), rec.stats()  # the ack asked, the table resent
-        assert _wait(lambda: outbox.held_count() == 0)
+        assert wait_until(lambda: rec.missing_seen == 3)  # counted (and logged), never silent
+        # the ack asked, the table resent
+        assert wait_until(lambda: store.count() == 9 and rec.recovered == 3), rec.stats()
+        assert wait_until(lambda: outbox.held_count() == 0)
         assert rec.stats()["missing_now"] == 0
         rec.stop()
         pub.close()
@@ -175,17 +167,17 @@ def test_a_broker_queue_overflow_is_counted_and_recovered(tmp_path: Path) -> Non
         assert pub.wait_connected(20)
         channel = TableChannel("T3", pub, game_id="g3", ledger=outbox)
         channel.publish_event("discard", {"seat": 0, "tile": "1p"}, event_id="g3:1:0")
-        assert _wait(lambda: outbox.held_count() == 0)
+        assert wait_until(lambda: outbox.held_count() == 0)
         rec.stop()  # away: the broker queues at most 20 messages for its session and drops the rest
         for i in range(2, 102):
             channel.publish_event("discard", {"seat": i % 4, "tile": "2p"}, event_id=f"g3:{i}:0")
-        assert _wait(lambda: len(outbox) == 0)
+        assert wait_until(lambda: len(outbox) == 0)
         rec2 = Recorder(store, broker.host, broker.port, client_id="rec-queue", ack_every_s=0.1).start()
         assert rec2.wait_connected(20)
-        assert _wait(lambda: store.count() >= 21)
+        assert wait_until(lambda: store.count() >= 21)
         assert store.count() < 101  # the broker really dropped some
         channel.publish_event("discard", {"seat": 0, "tile": "3p"}, event_id="g3:102:0")  # play goes on
-        assert _wait(lambda: store.count() == 102, 60), (store.count(), rec2.stats(), pub.resent)
+        assert wait_until(lambda: store.count() == 102, 60), (store.count(), rec2.stats(), pub.resent)
         assert rec2.missing_seen >= 80 and rec2.recovered >= 80  # counted (and logged), then filled
         assert rec2.stats()["missing_now"] == 0
         rec2.stop()

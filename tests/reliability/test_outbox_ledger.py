@@ -12,27 +12,19 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from mjtable.broker import LocalMosquitto
 from mjtable.mqtt.outbox import Outbox, glob_literal
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "T1-1000"
 PRUNABLE = f"{glob_literal(GAME)}:[0-9]*"  # ids of journal records (the service's form); not hand results
 
 
-def _wait(pred: Callable[[], bool], timeout_s: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _publish_acked(outbox: Outbox, first: int, last: int) -> None:
@@ -94,7 +86,7 @@ def test_a_sigkilled_table_with_a_pruned_ledger_delivers_every_event_exactly_onc
     try:
         first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         ledger = tmp_path / "table" / "T1.outbox.sqlite"
-        assert _wait(lambda: ledger.exists() and _seqs(store) >= 40, 60)  # acks flowing, mid-session
+        assert wait_until(lambda: ledger.exists() and _seqs(store) >= 40, 60)  # acks flowing, mid-session
         os.kill(first.pid, signal.SIGKILL)
         assert first.wait(10) == -signal.SIGKILL  # killed mid-session, not after its end
         assert first.stdout is not None

@@ -5,8 +5,6 @@ is not redelivered)."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -23,17 +21,11 @@ from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.rejected import RejectedLog
 from mjtable.recorder.store import SqlEventStore
 from mjtable.schemas import PayloadError
+from tests.waiting import wait_until
 
 NESTED = b"[" * 2000 + b"]" * 2000  # 4 KB, deeper than Python's recursion limit
 
 
-def _wait(pred: Callable[[], bool], timeout_s: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_depth_is_bounded_before_parsing() -> None:
@@ -83,7 +75,7 @@ def test_a_poison_event_is_set_aside_and_never_kills_the_recorder(tmp_path: Path
         channel = TableChannel("T1", pub, game_id="g1")
         for i in range(5):
             channel.publish_event("discard", {"seat": i % 4, "tile": "5p"})
-        assert _wait(lambda: rec.stored == 5), rec.stats()  # the network thread survived the poison
+        assert wait_until(lambda: rec.stored == 5), rec.stats()  # the network thread survived the poison
         assert rec.rejected == 4 and rejected.count == 4
         assert {e["bytes"] for e in rejected.entries()} >= {len(NESTED)}
         rec.stop()
@@ -91,7 +83,7 @@ def test_a_poison_event_is_set_aside_and_never_kills_the_recorder(tmp_path: Path
         rec2 = Recorder(store, broker.host, broker.port, client_id="rec-poison", rejected=rejected).start()
         assert rec2.wait_connected(20)
         channel.publish_event("discard", {"seat": 1, "tile": "6p"})
-        assert _wait(lambda: rec2.stored == 1), rec2.stats()
+        assert wait_until(lambda: rec2.stored == 1), rec2.stats()
         assert rec2.rejected == 0
         rec2.stop()
         pub.close()

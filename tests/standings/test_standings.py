@@ -29,7 +29,7 @@ from mjtable.standings.compute import (
 )
 from mjtable.standings.web import make_server, serve_in_thread
 from tests.mqtt.mqtt_helpers import sample_public
-from tests.recorder.helpers import wait_until
+from tests.waiting import wait_until
 
 
 def _hand(table: str, game: str, hand_no: int, players: list[str], scores: list[int], *, rules: str = "mcr-2006",
