@@ -145,6 +145,31 @@ def pass_all(t: Table) -> None:
         hand = t.state.hand
 
 
+def promote_the_fourth_7z(t: Table, seat3: str, back: str = "") -> None:
+    """The promoted-kong scenario: seat 1 pungs the dealer's 7z, later draws the fourth 7z and adds it (加杠);
+    ``seat3`` is seat 3's dealt hand (the robber's, or not).  Ends right after the ``promoted_kong``."""
+    hands = {
+        0: "7z2m2m3m3m4p4p5s5s6s8m8m2z3m",
+        1: "7z7z9p2s2s3s6m6m7m8s8s2p3p",
+        2: "456m7p7p8p2s3s4s6p6p5m5p",
+        3: seat3,
+    }
+    t.deal(hands, draws="1s2m4m7z", back=back)
+    t.ok("discard", seat=0, tile="7z")
+    t.ok("claim", seat=1, kind="pung")
+    pass_all(t)
+    t.ok("discard", seat=1, tile="9p")
+    pass_all(t)
+    for seat in (2, 3, 0):
+        hand = t.state.hand
+        assert hand is not None and hand.turn == seat and hand.drawn is not None
+        t.ok("discard", seat=seat, tile=hand.drawn.code)
+        pass_all(t)
+    hand = t.state.hand
+    assert hand is not None and hand.drawn is not None and hand.drawn.code == "7z"
+    t.ok("promoted_kong", seat=1, tile="7z")
+
+
 # Scenario hands (checked for copy counts by hand; see tests for which tile each waits on).
 PRIORITY_HANDS = {
     0: "5p1m1m2m2m7m7m9m3z3z4z4z6z7z",   # dealer discards 5p

@@ -6,7 +6,7 @@ import pytest
 
 from controller.engine.effects import HandEnded, InfractionEffect
 from controller.engine.state import Phase
-from tests.engine.engine_helpers import PRIORITY_HANDS, TWO_WINNERS_HANDS, Table, pass_all
+from tests.engine.engine_helpers import PRIORITY_HANDS, TWO_WINNERS_HANDS, Table, pass_all, promote_the_fourth_7z
 
 
 def _result(t: Table) -> object:
@@ -199,23 +199,7 @@ def test_referee_dead_hand_command_takes_away_the_right_to_win() -> None:
 def test_robbing_the_kong() -> None:
     # only the tile added to a 加杠 can be robbed; it counts as a discard win by the promoter [000:L626; 004:L344]
     t = Table()
-    hands = {
-        0: "7z2m2m3m3m4p4p5s5s6s8m8m2z3m",
-        1: "7z7z9p2s2s3s6m6m7m8s8s2p3p",
-        2: "456m7p7p8p2s3s4s6p6p5m5p",
-        3: "1m9m1p9p1s9s1z1z2z3z4z5z6z",  # thirteen orphans, waiting on 7z
-    }
-    t.deal(hands, draws="1s2m4m7z")
-    t.ok("discard", seat=0, tile="7z")
-    t.ok("claim", seat=1, kind="pung")
-    pass_all(t)
-    t.ok("discard", seat=1, tile="9p")
-    pass_all(t)
-    for seat in (2, 3, 0):
-        t.ok("discard", seat=seat, tile=_last_draw(t, seat))
-        pass_all(t)
-    assert _last_draw(t, 1) == "7z"
-    t.ok("promoted_kong", seat=1, tile="7z")
+    promote_the_fourth_7z(t, "1m9m1p9p1s9s1z1z2z3z4z5z6z")  # seat 3: thirteen orphans, waiting on 7z
     assert t.state.phase is Phase.ROB_KONG
     rej = t.rejected("claim", seat=2, kind="pung")
     assert rej.reason == "illegal_claim"
@@ -230,22 +214,7 @@ def test_robbing_the_kong() -> None:
 
 def test_promoted_kong_not_robbed_becomes_a_kong_with_replacement() -> None:
     t = Table()
-    hands = {
-        0: "7z2m2m3m3m4p4p5s5s6s8m8m2z3m",
-        1: "7z7z9p2s2s3s6m6m7m8s8s2p3p",
-        2: "456m7p7p8p2s3s4s6p6p5m5p",
-        3: "1m9m1p9p1s9s1z1z2z3z4z5z5z",
-    }
-    t.deal(hands, draws="1s2m4m7z", back="1p")
-    t.ok("discard", seat=0, tile="7z")
-    t.ok("claim", seat=1, kind="pung")
-    pass_all(t)
-    t.ok("discard", seat=1, tile="9p")
-    pass_all(t)
-    for seat in (2, 3, 0):
-        t.ok("discard", seat=seat, tile=_last_draw(t, seat))
-        pass_all(t)
-    t.ok("promoted_kong", seat=1, tile="7z")
+    promote_the_fourth_7z(t, "1m9m1p9p1s9s1z1z2z3z4z5z5z", back="1p")
     pass_all(t)
     assert t.state.phase is Phase.TURN
     assert t.seat(1).melds[0].kind == "kong" and len(t.seat(1).melds[0].tiles) == 4

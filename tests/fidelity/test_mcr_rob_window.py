@@ -7,31 +7,15 @@ import pytest
 
 from controller.engine.effects import InfractionEffect
 from controller.engine.state import Phase
-from tests.engine.engine_helpers import Table, pass_all
+from tests.engine.engine_helpers import Table, promote_the_fourth_7z
 
-ROB_HANDS = {
-    0: "7z2m2m3m3m4p4p5s5s6s8m8m2z3m",
-    1: "7z7z9p2s2s3s6m6m7m8s8s2p3p",
-    2: "456m7p7p8p2s3s4s6p6p5m5p",
-    3: "1m9m1p9p1s9s1z1z2z3z4z5z6z",  # thirteen orphans, waiting on 7z
-}
+ROBBER = "1m9m1p9p1s9s1z1z2z3z4z5z6z"  # seat 3: thirteen orphans, waiting on 7z
 
 
 def _promoted(rules: str) -> Table:
     """Seat 1 pungs 7z, later draws the fourth 7z and adds it (加杠): seat 3 may rob it."""
     t = Table(rules=rules)
-    t.deal(ROB_HANDS, draws="1s2m4m7z", back="1p")
-    t.ok("discard", seat=0, tile="7z")
-    t.ok("claim", seat=1, kind="pung")
-    pass_all(t)
-    t.ok("discard", seat=1, tile="9p")
-    pass_all(t)
-    for seat in (2, 3, 0):
-        hand = t.state.hand
-        assert hand is not None and hand.drawn is not None
-        t.ok("discard", seat=seat, tile=hand.drawn.code)
-        pass_all(t)
-    t.ok("promoted_kong", seat=1, tile="7z")
+    promote_the_fourth_7z(t, ROBBER, back="1p")
     assert t.state.phase is Phase.ROB_KONG
     return t
 
