@@ -34,6 +34,10 @@ CROP_MARGIN = 0.05
 #: Training regions: the box grown by this fraction per side, resized to REGION x REGION (``regions``).
 REGION_PAD = 0.25
 REGION = 80
+#: Odds of the simulated camera's low-resolution and blur steps on a real training crop (``augment_region``):
+#: lower than a rendered tile's (0.5, 0.4), a photograph being blurred and sampled once already.
+REAL_LOW_RES_P = 0.2
+REAL_BLUR_P = 0.15
 #: Share of the source photos put in validation (``split_sources``).
 VAL_FRACTION = 0.2
 
@@ -189,7 +193,7 @@ def augment_region(reg: Image, rng: np.random.Generator, size: int = 48) -> Imag
     """A training crop from a stored region (``region``: the box grown by REGION_PAD per side): re-framed (the
     pipeline's margin, looser or tighter, shifted, stretched, turned a few degrees), mirrored with odds 1/2
     (the data holds mirrored photos; a face mirrored is the same face), then turned, lit and filmed by
-    ``vision.synth.augment.film``."""
+    ``vision.synth.augment.film`` (its low resolution and blur less often: ``REAL_LOW_RES_P``, ``REAL_BLUR_P``)."""
     from vision.synth.augment import film
 
     side = reg.shape[0] / (1 + 2 * REGION_PAD)
@@ -207,4 +211,4 @@ def augment_region(reg: Image, rng: np.random.Generator, size: int = 48) -> Imag
     framed = np.asarray(out, np.float32)
     if rng.random() < 0.5:
         framed = np.ascontiguousarray(framed[:, ::-1])
-    return film(framed, rng, size)
+    return film(framed, rng, size, low_res_p=REAL_LOW_RES_P, blur_p=REAL_BLUR_P)

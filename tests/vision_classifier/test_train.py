@@ -20,9 +20,10 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     real = _fake_set(tmp_path / "real")
     out = tmp_path / "model"
     argv = ["--out", str(out), "--steps", "3", "--batch", "8", "--variants", "1", "--eval-per-class", "1"]
-    assert train.main([*argv, "--real", str(real)]) == 0
+    assert train.main([*argv, "--real", str(real), "--size", "40"]) == 0
     meta = json.loads((out / "tile_classifier.json").read_text())
     assert meta["classes"] == [*CLASSES, "not_a_tile"] and meta["recipe"]["steps"] == 3
+    assert meta["input"]["size"] == [40, 40]  # the classifier resizes crops to the card's size
     assert set(meta["held_out"]["accuracy_per_style"]) and "cn-ming" in meta["unseen_styles"]
     assert meta["real_photos"]["val_sources"] == 2 and meta["real_photos"]["credit"].endswith("CC BY 4.0")
     assert meta["calibration"]["temperature"] > 0 and 0.3 <= meta["calibration"]["min_confidence"] <= 0.99
@@ -33,7 +34,18 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert logits.shape == (2, len(CLASSES) + 1) and embeds is not None and embeds.shape == (2, train.EMBED_DIM)
     # fine-tuning starts from an exported model: the same outputs before any step
     again = tmp_path / "again"
-    tune = ["--real", "none", "--steps", "1", "--lr", "1e-9", "--init", str(out / "tile_classifier.onnx")]
+    tune = [
+        "--real",
+        "none",
+        "--steps",
+        "1",
+        "--lr",
+        "1e-9",
+        "--size",
+        "40",
+        "--init",
+        str(out / "tile_classifier.onnx"),
+    ]
     assert train.main([*argv, *tune, "--out", str(again)]) == 0
     logits2, _ = OnnxTileClassifier.load(again / "tile_classifier.onnx").run([np.zeros((30, 40, 3), np.uint8)])
     assert np.allclose(logits2[0], logits[0], atol=1e-3)

@@ -307,16 +307,16 @@ def _geometry(tile: Image, rng: np.random.Generator, size: int, neighbours: Sequ
     return np.asarray(out, np.float32)
 
 
-def _camera(crop: F32, rng: np.random.Generator, size: int) -> Image:
+def _camera(crop: F32, rng: np.random.Generator, size: int, low_res_p: float = 0.5, blur_p: float = 0.4) -> Image:
     """The upright crop turned by a random quarter turn (claimed tiles lie sideways), lit, and through the
-    camera: low resolution, blur, sensor noise, JPEG."""
+    camera: low resolution (odds ``low_res_p``), blur (odds ``blur_p``), sensor noise, JPEG."""
     turns = int(rng.integers(4))
     out = _light(np.ascontiguousarray(np.rot90(crop, turns)), rng, size)
-    if rng.random() < 0.5:  # low resolution: the tile covered few camera pixels
+    if rng.random() < low_res_p:  # low resolution: the tile covered few camera pixels
         low = int(rng.uniform(0.45, 0.9) * size)
         small = cv2.resize(out, (low, low), interpolation=cv2.INTER_AREA)
         out = np.asarray(cv2.resize(small, (size, size)), np.float32)
-    if rng.random() < 0.4:
+    if rng.random() < blur_p:
         out = np.asarray(cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.0)), np.float32)
     out = out + rng.standard_normal(out.shape, dtype=np.float32) * np.float32(rng.uniform(0, 7))
     img = np.asarray(np.clip(out, 0, 255).astype(np.uint8), dtype=np.uint8)
@@ -344,7 +344,8 @@ def augment_views(
     return [_camera(crop, rng, size) for _ in range(views)]
 
 
-def film(crop: F32, rng: np.random.Generator, size: int = 48) -> Image:
+def film(crop: F32, rng: np.random.Generator, size: int = 48, *, low_res_p: float = 0.5, blur_p: float = 0.4) -> Image:
     """An already framed ``size`` x ``size`` float32 crop (a photographed tile, see ``vision.realdata``) turned by a
-    random quarter turn, lit and filmed as ``augment`` does to a rendered one."""
-    return _camera(crop, rng, size)
+    random quarter turn, lit and filmed as ``augment`` does to a rendered one; ``low_res_p`` and ``blur_p``: the
+    odds of the low-resolution and blur steps (a photograph is already blurred and sampled once)."""
+    return _camera(crop, rng, size, low_res_p, blur_p)
