@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -29,11 +29,21 @@ class BrokerError(RuntimeError):
     """Mosquitto is missing or did not come up."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
+def _bound_port() -> int:
+    """A port the kernel hands out for 127.0.0.1 now (bound, then released)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def free_port(exclude: Collection[int] = ()) -> int:
+    """A TCP port on 127.0.0.1 that is free right now and not in ``exclude`` (ports already chosen for something
+    not yet listening: the kernel may hand a released port out again at once)."""
+    for _ in range(100):
+        port = _bound_port()
+        if port not in exclude:
+            return port
+    raise BrokerError(f"no free port outside {sorted(exclude)} after 100 tries")
 
 
 #: lines of the broker's own log (errors and warnings) kept for error messages
@@ -114,8 +124,8 @@ class LocalMosquitto:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if self.port == 0:
             self.port = free_port()
-        if self.ws_port == 0:
-            self.ws_port = free_port()
+        if self.ws_port == 0:  # not the MQTT port: two listeners on one port take each other's clients
+            self.ws_port = free_port(exclude={self.port})
         lines = ["per_listener_settings false", "log_dest stdout", "log_type error", "log_type warning",
                  "max_queued_messages 100000", "max_inflight_messages 100"]
         if os.geteuid() == 0:

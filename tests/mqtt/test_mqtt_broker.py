@@ -253,3 +253,16 @@ def test_a_chatty_broker_log_never_blocks_the_broker(collectors: list[Collector]
 def test_a_broker_that_cannot_start_says_why() -> None:
     with pytest.raises(BrokerError, match=r"exited with code .*no_such_option"):
         LocalMosquitto(ws_port=None, extra_config="no_such_option 1").start()
+
+
+def test_the_websockets_port_is_never_the_mqtt_port(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The kernel may hand a released port out again at once: picked one after the other, both listeners could get
+    the same port and take each other's clients (a recorder's MQTT connection lost at once, seen in CI)."""
+    from mjtable import broker
+
+    handed_out = iter([50001, 50001, 50002])
+    monkeypatch.setattr(broker, "_bound_port", lambda: next(handed_out))
+    b = LocalMosquitto(workdir=tmp_path)
+    conf = b._write_config().read_text()
+    assert (b.port, b.ws_port) == (50001, 50002)
+    assert conf.count("listener 50001 ") == 1 and conf.count("listener 50002 ") == 1

@@ -120,6 +120,13 @@ class EngineLoop:
         self.pub.close()
 
 
+def _click(d: Any, css: str) -> bool:
+    """Click the element ``css`` (a WebDriverWait that ignores stale elements retries when the page re-rendered
+    between the find and the click)."""
+    d.find_element(By.CSS_SELECTOR, css).click()
+    return True
+
+
 def _text(driver: Any, css: str) -> str:
     found = driver.find_elements(By.CSS_SELECTOR, css)
     return str(found[0].text) if found else ""
@@ -210,10 +217,10 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
             wait.until(lambda d: "tile jam" in _text(d, css) and "alert-open" in str(
                 d.find_element(By.CSS_SELECTOR, css).get_attribute("class")))
             # an mcu_fault alert offers "clear fault" to the referee (issue 19.5): it sends the clear_fault command
-            browser.find_element(By.CSS_SELECTOR, f"{css} button:nth-of-type(3)").click()
+            wait.until(partial(_click, css=f"{css} button:nth-of-type(3)"))  # the list re-renders: find it anew
             cmd = table.apply_next_command()
             assert (cmd.command, cmd.referee) == ("clear_fault", "referee1")
-            browser.find_element(By.CSS_SELECTOR, f"{css} button:nth-of-type(2)").click()
+            wait.until(partial(_click, css=f"{css} button:nth-of-type(2)"))
             cmd = table.apply_next_command()
             assert (cmd.command, cmd.args) == ("reject", {"alert_id": alert["id"]})
             wait.until(lambda d: "alert-open" not in str(d.find_element(By.CSS_SELECTOR, css).get_attribute("class")))
