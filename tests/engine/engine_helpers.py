@@ -145,6 +145,15 @@ def pass_all(t: Table) -> None:
         hand = t.state.hand
 
 
+def discard_the_draws(t: Table, seats: tuple[int, ...]) -> None:
+    """Each of ``seats`` in turn discards the tile it has just drawn, and everyone passes on it."""
+    for seat in seats:
+        hand = t.state.hand
+        assert hand is not None and hand.turn == seat and hand.drawn is not None
+        t.ok("discard", seat=seat, tile=hand.drawn.code)
+        pass_all(t)
+
+
 def promote_the_fourth_7z(t: Table, seat3: str, back: str = "") -> None:
     """The promoted-kong scenario: seat 1 pungs the dealer's 7z, later draws the fourth 7z and adds it (加杠);
     ``seat3`` is seat 3's dealt hand (the robber's, or not).  Ends right after the ``promoted_kong``."""
@@ -160,11 +169,7 @@ def promote_the_fourth_7z(t: Table, seat3: str, back: str = "") -> None:
     pass_all(t)
     t.ok("discard", seat=1, tile="9p")
     pass_all(t)
-    for seat in (2, 3, 0):
-        hand = t.state.hand
-        assert hand is not None and hand.turn == seat and hand.drawn is not None
-        t.ok("discard", seat=seat, tile=hand.drawn.code)
-        pass_all(t)
+    discard_the_draws(t, (2, 3, 0))
     hand = t.state.hand
     assert hand is not None and hand.drawn is not None and hand.drawn.code == "7z"
     t.ok("promoted_kong", seat=1, tile="7z")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from controller.engine.state import Phase
-from tests.engine.engine_helpers import TWO_WINNERS_HANDS, Table, pass_all
+from tests.engine.engine_helpers import TWO_WINNERS_HANDS, Table, discard_the_draws, pass_all
 
 HEAVENLY_DEALER = {0: "123m456m789m234p5s5s"}  # the dealer's 14 tiles are already a complete hand
 
@@ -55,11 +55,7 @@ def test_a_later_discard_is_not_earthly_hand() -> None:
     t.deal(hands, draws="8m1m1m")
     t.ok("discard", seat=0, tile="2m")
     pass_all(t)
-    for seat in (1, 2, 3):
-        hand = t.state.hand
-        assert hand is not None and hand.turn == seat and hand.drawn is not None
-        t.ok("discard", seat=seat, tile=hand.drawn.code)
-        pass_all(t)
+    discard_the_draws(t, (1, 2, 3))
     t.ok("discard", seat=0, tile="5p")
     t.ok("claim", seat=3, kind="win")
     pass_all(t)
