@@ -269,6 +269,14 @@ class Meld:
         return self.code
 
 
+def is_chow(tiles: Sequence[Tile]) -> bool:
+    """The tiles, in any order, are a run: three suited tiles of one suit with consecutive ranks."""
+    if len(tiles) != 3 or not all(t.is_suited and t.suit == tiles[0].suit for t in tiles):
+        return False
+    a, b, c = sorted(t.kind for t in tiles)
+    return b == a + 1 and c == b + 1
+
+
 def make_meld(
     tiles: Sequence[Tile],
     *,
@@ -288,13 +296,7 @@ def make_meld(
         raise NotationError("only a kong can be written concealed {....}", position, text)
     elif len(ts) == 3 and len(set(kinds)) == 1:
         kind = MeldKind.PUNG
-    elif (
-        len(ts) == 3
-        and ts[0].is_suited
-        and ts[0].suit == ts[1].suit == ts[2].suit
-        and kinds[1] == kinds[0] + 1
-        and kinds[2] == kinds[0] + 2
-    ):
+    elif is_chow(ts):
         kind = MeldKind.CHOW
     else:
         raise NotationError(f"{format_tiles(ts)} is not a set (chow, pung or kong)", position, text)

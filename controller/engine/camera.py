@@ -16,7 +16,7 @@ from controller.engine.effects import Alert, Effect
 from controller.engine.errors import Reject
 from controller.engine.events import Claim, ConcealedKong, DeclareWin, Discard, Event, PromotedKong
 from controller.engine.procedure import parse_tile, sorted_tiles, with_seat
-from controller.engine.query import known_count
+from controller.engine.query import is_seat, known_count
 from controller.engine.state import AlertRec, GameState, Phase, SeatState
 from mjtable.tiles import MeldKind
 
@@ -33,7 +33,7 @@ def raise_alert(state: GameState, kind: str, message: str, data: dict[str, Any],
 
 def _seat(obs: dict[str, Any]) -> int:
     seat = obs.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+    if not is_seat(seat):
         raise Reject("bad_seat", f"camera event without a seat 0..3: {seat!r}")
     return seat
 

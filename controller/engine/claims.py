@@ -13,7 +13,7 @@ from controller.engine.ruleset import ClaimKind
 from controller.engine.state import Call, ClaimWindow, GameState, MeldRec, Phase, PondTile, SeatState
 from controller.engine.timers import cancel, limits, start
 from controller.engine.turn_clock import check_discard, start_turn
-from mjtable.tiles import MeldKind, Tile
+from mjtable.tiles import MeldKind, Tile, is_chow
 
 
 def discard(state: GameState, seat: int, t: Tile, fx: list[Effect]) -> GameState:
@@ -138,9 +138,7 @@ def add_call(state: GameState, call: Call, fx: list[Effect]) -> GameState:
             raise Reject("illegal_claim", "a chow may only be claimed from the player on the left (上家)")
         if len(call.tiles) != 2:
             raise Reject("illegal_claim", "a chow names the two tiles from the hand")
-        kinds = sorted([w.tile.kind, *(x.kind for x in call.tiles)])
-        if not (w.tile.is_suited and all(x.is_suited and x.suit == w.tile.suit for x in call.tiles)
-                and kinds[1] == kinds[0] + 1 and kinds[2] == kinds[1] + 1):
+        if not is_chow((w.tile, *call.tiles)):
             raise Reject("illegal_claim", "those tiles do not make a chow with the discard")
         check_can_hold(hand, s, seat, list(call.tiles))
     elif call.kind in (ClaimKind.PUNG, ClaimKind.KONG):

@@ -53,7 +53,7 @@ from controller.engine.session import add_scores, end_hand
 from controller.engine.state import Call, GameState, HandResult, HandState, Phase, SeatState, SessionState
 from controller.riichi.settlement import PAO_YAKU, FinalScores
 from controller.riichi.tenpai import completing_tiles
-from mjtable.tiles import Hand, MeldKind, Tile
+from mjtable.tiles import Hand, MeldKind, Tile, is_chow
 
 if TYPE_CHECKING:
     from controller.engine.effects import Effect
@@ -252,10 +252,7 @@ class RiichiExtension(EngineExtension):
         if shown is None:
             return record_level(state, seat, "cancelled_call", 2, f"{kind} on {t.code} called without the tiles "
                                 f"({why}): the call is given up (取消鳴牌, L568-L570)", fx), True
-        kinds = sorted(x.kind for x in (t, *shown))
-        run = len(kinds) == 3 and all(x.is_suited and x.suit == t.suit for x in (t, *shown)) \
-            and kinds[1] == kinds[0] + 1 and kinds[2] == kinds[1] + 1
-        if kind is not ClaimKind.CHOW or run:
+        if kind is not ClaimKind.CHOW or is_chow((t, *shown)):
             return None  # the set is right; the call is refused for another reason (riichi, seat, fifth kan)
         p = player_index(state, seat)
         codes = [x.code for x in shown]

@@ -57,10 +57,10 @@ from controller.engine.events import (
 )
 from controller.engine.ext import ext_of
 from controller.engine.mcr_ruleset import McrVenue
-from controller.engine.query import known_count, next_active, player_index, ruleset_of
+from controller.engine.query import is_seat, known_count, next_active, player_index, ruleset_of
 from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, GameState, MeldRec, Phase
-from mjtable.tiles import MeldKind, Tile
+from mjtable.tiles import MeldKind, Tile, is_chow
 
 
 def _is_mcr(state: GameState) -> bool:
@@ -164,8 +164,7 @@ def hand_camera_draw(state: GameState, obs: dict[str, object], ev: Event, fx: li
     draw (the caller then checks the reading against it), or None when the reading is not that."""
     hand = state.hand
     seat, codes = obs.get("seat"), obs.get("tiles")
-    if hand is None or hand.claim is None or not hand.claim.slow or not isinstance(seat, int) \
-            or isinstance(seat, bool) or not 0 <= seat <= 3 or not isinstance(codes, list):
+    if hand is None or hand.claim is None or not hand.claim.slow or not is_seat(seat) or not isinstance(codes, list):
         return None
     s = hand.seats[seat]
     if len(codes) != len(s.known) + s.unknown + 1:
@@ -310,7 +309,7 @@ def correct_meld(state: GameState, ev: RefereeCommand) -> GameState:
     if hand is None:
         raise Reject("wrong_phase", "no hand in progress")
     seat = ev.seat
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+    if not is_seat(seat):
         raise Reject("bad_seat", f"seat must be 0..3, got {seat!r}")
     if state.config.mode is not InformationMode.PARTIAL:
         raise Reject("bad_event", "with full information the tiles are known; corrections are not needed")
@@ -342,8 +341,7 @@ def _meld_kind(tiles: tuple[Tile, ...], old: MeldRec) -> MeldKind:
         raise Reject("bad_event", "a concealed kong is corrected to four of one tile")
     if len(tiles) == 3 and same:
         return MeldKind.PUNG
-    if len(tiles) == 3 and all(t.is_suited and t.suit == tiles[0].suit for t in tiles) \
-            and kinds[1] == kinds[0] + 1 and kinds[2] == kinds[1] + 1:
+    if is_chow(tiles):
         if old.kind is not MeldKind.CHOW:
             raise Reject("bad_event", f"a {old.kind} cannot become a chow (claimed from another seat)")
         return MeldKind.CHOW

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from controller.engine.registry import ruleset_for
 from controller.engine.ruleset import Ruleset
 from controller.engine.state import WIND_LETTERS, GameState, HandState, MeldRec, SeatState
 from mjtable.tiles import Hand, Meld, MeldKind, Relative, Tile, format_tiles, make_meld
 
 _WIND_TILES = (Tile(27), Tile(28), Tile(29), Tile(30))
+
+
+def is_seat(value: object) -> TypeGuard[int]:
+    """``value`` is a seat number 0..3 (an int, not a bool), as an event or a camera reading must give it."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3
 
 
 def ruleset_of(state: GameState) -> Ruleset:

@@ -31,6 +31,7 @@ from controller.engine.events import (
     TableBuilt,
 )
 from controller.engine.ext import ext_of
+from controller.engine.query import is_seat
 from controller.engine.registry import UnknownRules, ruleset_for
 from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, EngineConfig, GameState, PenaltyMode, Phase, SessionState
@@ -129,7 +130,7 @@ def _need_hand(state: GameState) -> None:
 
 def _seat_of(ev: Event) -> int:
     seat = getattr(ev, "seat", None)
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+    if not is_seat(seat):
         raise Reject("bad_seat", f"seat must be 0..3, got {seat!r}")
     return seat
 
