@@ -159,7 +159,8 @@ def enrollment(clf: OnnxTileClassifier, directory: Path, seed: int = 0, per_face
         photos[code] = [fit_crops[int(i)] for i in rng.choice(idx, size=min(per_face, len(idx)), replace=False)]
     plain = clf.with_enrollment(None)
     read = measure(plain, directory, seed, second)
-    adapted = plain.with_enrollment(enroll.build(plain, photos, seed=seed))
+    enrolled = enroll.build(plain, photos, seed=seed)
+    adapted = plain.with_enrollment(enrolled)
     read_after = measure(adapted, directory, seed, second)
     threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", 0.6))
     before = report(read, clf.temperature, threshold)
@@ -168,6 +169,7 @@ def enrollment(clf: OnnxTileClassifier, directory: Path, seed: int = 0, per_face
     return {
         "photos_per_face": per_face,
         "faces": len(photos),
+        "l2": enrolled.l2,
         "enroll_sources": len(first),
         "read_sources": len(second),
         "read_crops": before["crops"],

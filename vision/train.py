@@ -70,6 +70,8 @@ ECHO_GAP = 7
 NOT_A_TILE = "not_a_tile"
 #: the model's classes: the tile codes, ``back`` and ``not_a_tile``
 MODEL_CLASSES: tuple[str, ...] = (*CLASSES, NOT_A_TILE)
+#: temperature of knowledge distillation from a teacher model (``--teacher``)
+DISTILL_TEMPERATURE = 2.0
 #: negative regions cut from each real training photo (``vision.realdata.negative_boxes``)
 NEGATIVES_PER_PHOTO = 6
 
@@ -429,6 +431,39 @@ def save_head(model: Any, path: Path) -> None:
         np.savez(fh, weight=w, bias=b)
 
 
+class Teacher:
+    """A committed model whose answers on synthetic tiles the new one learns to copy (knowledge distillation,
+    ``--teacher``): run by onnxruntime on one thread in the training process.  Its classes must be a prefix of
+    ``MODEL_CLASSES`` (e.g. 2320d7e's: the tile codes and ``back``, without ``not_a_tile``)."""
+
+    def __init__(self, path: Path, weight: float, size: int, temperature: float = DISTILL_TEMPERATURE) -> None:
+        import onnxruntime as ort
+
+        card = json.loads(path.with_suffix(".json").read_text())
+        classes = card["classes"]
+        if tuple(classes) != MODEL_CLASSES[: len(classes)]:
+            raise ValueError(f"{path}: its classes are not a prefix of the model's")
+        if list(card["input"]["size"]) != [size, size] or (card["input"]["mean"], card["input"]["std"]) != (MEAN, STD):
+            raise ValueError(f"{path}: its input is not {size} x {size} normalised as this training's")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.classes = len(classes)
+        self.weight = weight
+        self.temperature = temperature
+
+    def soft_targets(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """The teacher's probabilities at ``temperature`` for a normalised NCHW batch, padded with zeros to
+        ``len(MODEL_CLASSES)`` (N x C float32)."""
+        logits = np.asarray(self.session.run(["logits"], {"input": x})[0], np.float64) / self.temperature
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        out = np.zeros((len(x), len(MODEL_CLASSES)), np.float32)
+        out[:, : self.classes] = p
+        return out
+
+
 def train_step(
     model: Any,
     opt: Any,
@@ -440,10 +475,13 @@ def train_step(
     t0: float,
     waited: float,
     bf16: bool = False,
+    teacher: Teacher | None = None,
+    synthetic_from: int = 0,
 ) -> None:
     """One optimiser step on a numpy batch (``bf16``: forward pass under bfloat16 autocast, the weights and the
-    optimiser stay float32); logs a JSON line every 100 steps (``waited``: seconds spent so far waiting for
-    batches)."""
+    optimiser stay float32); ``teacher``: the samples from index ``synthetic_from`` on (the synthetic ones) also
+    pull the model's tempered probabilities towards the teacher's (KL divergence x T^2 x ``teacher.weight``);
+    logs a JSON line every 100 steps (``waited``: seconds spent so far waiting for batches)."""
     import torch
 
     x, y = batch
@@ -452,6 +490,11 @@ def train_step(
         logits, _ = model(inputs)
     logits = logits.float()
     loss = loss_fn(logits, torch.from_numpy(y))
+    if teacher is not None and synthetic_from < len(x):
+        target = torch.from_numpy(teacher.soft_targets(x[synthetic_from:]))
+        log_p = torch.log_softmax(logits[synthetic_from:] / teacher.temperature, dim=1)
+        kl = torch.nn.functional.kl_div(log_p, target, reduction="batchmean")
+        loss = loss + teacher.weight * teacher.temperature**2 * kl
     opt.zero_grad()
     loss.backward()
     opt.step()
@@ -551,6 +594,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="start from this exported model (ONNX + its .json), e.g. the previous committed one; batch norms frozen",
     )
+    p.add_argument(
+        "--teacher",
+        type=Path,
+        default=None,
+        help="a model (ONNX + its .json) whose answers on the synthetic samples the new one learns to copy",
+    )
+    p.add_argument("--distill", type=float, default=1.0, help="weight of the teacher's term in the loss")
     args = p.parse_args(argv)
     real_dir: Path | None = None if str(args.real) == "none" else args.real
     widths = tuple(int(v) for v in args.widths.split(","))
@@ -584,12 +634,29 @@ def main(argv: list[str] | None = None) -> int:
         views=args.views,
         mix=Mix(real_dir, args.real_share if real_dir else 0.0, args.neg_share, args.size),
     )
+    teacher = None if args.teacher is None else Teacher(args.teacher, args.distill, args.size)
+    if args.echo > 1 and teacher is not None:
+        p.error("--teacher needs --echo 1 (the synthetic samples must come last in a batch)")
+    real_share = args.real_share if real_dir else 0.0
+    synthetic_from = round(args.batch * real_share) + round(args.batch * args.neg_share)
     waited = 0.0
     for step in range(args.steps):
         t_wait = time.monotonic()
         batch = next(stream)
         waited += time.monotonic() - t_wait
-        train_step(model, opt, sched, loss_fn, batch, step=step, t0=t0, waited=waited, bf16=args.bf16)
+        train_step(
+            model,
+            opt,
+            sched,
+            loss_fn,
+            batch,
+            step=step,
+            t0=t0,
+            waited=waited,
+            bf16=args.bf16,
+            teacher=teacher,
+            synthetic_from=synthetic_from,
+        )
     stream.close()  # stops the batch-maker processes
     model = model.to(memory_format=torch.contiguous_format)
     train_s = time.monotonic() - t0
@@ -642,7 +709,16 @@ def main(argv: list[str] | None = None) -> int:
                 "sha256": hashlib.sha256(args.init.read_bytes()).hexdigest(),
                 "batch_norms": "folded, frozen",
             },
-            "real_share": args.real_share if real_dir else 0.0,
+            "teacher": None
+            if teacher is None
+            else {
+                "file": args.teacher.name,
+                "sha256": hashlib.sha256(args.teacher.read_bytes()).hexdigest(),
+                "on": "the synthetic samples",
+                "weight": teacher.weight,
+                "temperature": teacher.temperature,
+            },
+            "real_share": real_share,
             "neg_share": args.neg_share,
             "negatives": {
                 "real_per_photo": NEGATIVES_PER_PHOTO,

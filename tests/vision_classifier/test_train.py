@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.classifier import OnnxTileClassifier
+from vision.classifier import DEFAULT_MODEL_PATH, OnnxTileClassifier
 from vision.synth.render import CLASSES
 
 
@@ -49,6 +50,33 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert train.main([*argv, *tune, "--out", str(again)]) == 0
     logits2, _ = OnnxTileClassifier.load(again / "tile_classifier.onnx").run([np.zeros((30, 40, 3), np.uint8)])
     assert np.allclose(logits2[0], logits[0], atol=1e-3)
+    # a teacher's answers on the synthetic samples (its input must be the training's)
+    taught = tmp_path / "taught"
+    teach = ["--real", "none", "--size", "40", "--teacher", str(out / "tile_classifier.onnx"), "--distill", "0.5"]
+    assert train.main([*argv, *teach, "--out", str(taught)]) == 0
+    assert json.loads((taught / "tile_classifier.json").read_text())["recipe"]["teacher"]["weight"] == 0.5
+    with pytest.raises(ValueError, match="40 x 40"):
+        train.Teacher(DEFAULT_MODEL_PATH, 1.0, 40)
+
+
+def test_the_teachers_soft_targets_are_the_committed_models_answers() -> None:
+    """Distillation (``--teacher``) runs the teacher with onnxruntime alone (no torch): its tempered
+    probabilities, padded with a zero for ``not_a_tile`` when the teacher lacks that class, and read the way the
+    classifier reads the same tiles."""
+    from tests.vision_classifier.helpers import held_out_tiles
+    from vision import train
+
+    teacher = train.Teacher(DEFAULT_MODEL_PATH, 1.0, train.INPUT_SIZE)
+    crops, _ = held_out_tiles(20, seed=31)
+    clf = OnnxTileClassifier.load(threads=1)
+    x = train.preprocess(
+        [cv2.resize(c, (train.INPUT_SIZE, train.INPUT_SIZE), interpolation=cv2.INTER_AREA) for c in crops]
+    )
+    p = teacher.soft_targets(x)
+    assert p.shape == (len(crops), len(train.MODEL_CLASSES)) and np.allclose(p.sum(1), 1, atol=1e-5)
+    if len(clf.classes) < len(train.MODEL_CLASSES):
+        assert (p[:, len(clf.classes) :] == 0).all()
+    assert [train.MODEL_CLASSES[i] for i in p.argmax(1)] == [q.code for q in clf.classify(crops)]
 
 
 def test_batches_are_seeded_and_echoing_reuses_each_fresh_chunk_later() -> None:

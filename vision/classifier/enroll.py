@@ -36,8 +36,13 @@ from vision.classifier.preprocess import TRANSFORMS, transform_crops
 F32 = npt.NDArray[np.float32]
 Photos = dict[str, list[npt.NDArray[np.uint8]]]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
-#: L2 pull of the adapted head towards the trained one (per weight, relative to the mean cross-entropy)
+#: L2 pull of the adapted head towards the trained one (per weight, relative to the mean cross-entropy) ...
 DEFAULT_L2 = 1e-3
+#: ... chosen among these by cross-validation on the venue's own photos (``choose_l2``): a consistent set (one
+#: maker) picks a loose pull, photos that disagree with each other (many makers, blurred crops) a stiff one
+L2_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
+#: folds of that cross-validation (each photo's variations stay together)
+L2_FOLDS = 3
 #: variations of each photo fed to the fit (each in 4 quarter turns)
 DEFAULT_VARIATIONS = 4
 
@@ -49,13 +54,15 @@ class EnrollmentError(ValueError):
 @dataclass(frozen=True)
 class Enrollment:
     """A venue's adapted head: ``logits = embedding @ weight.T + bias`` over ``classes``; ``codes`` had photos;
-    ``transform``: the input transform (a key of TRANSFORMS) applied to crops before the network."""
+    ``transform``: the input transform (a key of TRANSFORMS) applied to crops before the network; ``l2``: the pull
+    towards the trained head it was fitted with."""
 
     classes: tuple[str, ...]
     codes: tuple[str, ...]
     weight: F32
     bias: F32
     transform: str = "none"
+    l2: float = DEFAULT_L2
 
     def logits(self, embeds: F32) -> F32:
         """Adapted logits (N x C) from embeddings (N x D)."""
@@ -68,6 +75,7 @@ class Enrollment:
             "classes": list(self.classes),
             "codes": list(self.codes),
             "transform": self.transform,
+            "l2": self.l2,
         }
         with open(path, "wb") as fh:
             np.savez(
@@ -86,7 +94,8 @@ class Enrollment:
                 weight = np.asarray(data["weight"], np.float32)
                 bias = np.asarray(data["bias"], np.float32)
             transform = str(meta.get("transform", "none"))  # files of schema /2 had none
-            enrollment = cls(tuple(meta["classes"]), tuple(meta["codes"]), weight, bias, transform)
+            l2 = float(meta.get("l2", DEFAULT_L2))  # files written before the pull was chosen had none
+            enrollment = cls(tuple(meta["classes"]), tuple(meta["codes"]), weight, bias, transform, l2)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EnrollmentError(f"{path} is not an enrollment file: {exc}") from exc
         if transform not in TRANSFORMS:
@@ -163,6 +172,36 @@ def fit_head(
     return w.astype(np.float32), b.astype(np.float32)
 
 
+def choose_l2(
+    w0: F32,
+    b0: F32,
+    x: F32,
+    y: npt.NDArray[np.int64],
+    photo: npt.NDArray[np.int64],
+    *,
+    grid: tuple[float, ...] = L2_GRID,
+) -> float:
+    """The L2 pull of ``grid`` whose heads best predict photos they were not fitted on: ``photo`` gives each row
+    of ``x`` the rank of its photo among its code's photos; fold ``k`` holds out the photos of rank ``k`` mod
+    ``L2_FOLDS`` (every variation of a photo together) and scores them by mean log-likelihood.  The stiffest
+    pull wins ties; with fewer than two photos of every code there is nothing to hold out: DEFAULT_L2."""
+    folds = photo % L2_FOLDS
+    if len(np.unique(folds)) < 2:
+        return DEFAULT_L2
+    best = (-np.inf, DEFAULT_L2)
+    for l2 in sorted(grid, reverse=True):
+        score = 0.0
+        for k in np.unique(folds):
+            out = folds == k
+            if out.all():
+                continue
+            w, b = fit_head(w0, b0, x[~out], y[~out], l2=l2)
+            score += _log_likelihood(w, b, x[out], y[out]) * int(out.sum())
+        if score > best[0] + 1e-9:
+            best = (score, l2)
+    return best[1]
+
+
 def _log_likelihood(w: F32, b: F32, x: F32, y: npt.NDArray[np.int64]) -> float:
     """Mean log-probability of the labels ``y`` under the head (w, b) on embeddings ``x``."""
     z = x.astype(np.float64) @ w.T.astype(np.float64) + b
@@ -175,26 +214,29 @@ def build(
     clf: OnnxTileClassifier,
     photos: Photos,
     *,
-    l2: float = DEFAULT_L2,
+    l2: float | None = None,
     n_variations: int = DEFAULT_VARIATIONS,
     seed: int = 0,
     transforms: tuple[str, ...] = tuple(TRANSFORMS),
 ) -> Enrollment:
     """Fit an adapted head on ``photos`` (code -> BGR images) with ``clf``'s embedding output and trained head,
-    after the input transform among ``transforms`` under which the trained head fits the photos best."""
+    after the input transform among ``transforms`` under which the trained head fits the photos best; ``l2``:
+    the pull towards the trained head (None: ``choose_l2`` on the photos)."""
     w0, b0 = trained_head(clf)
     rng = np.random.default_rng(seed)
     images: list[npt.NDArray[np.uint8]] = []
     labels: list[int] = []
+    ranks: list[int] = []
     codes = []
     for code, shots in sorted(photos.items()):
         if not shots:
             continue
         codes.append(code)
-        for shot in shots:
+        for rank, shot in enumerate(shots):
             batch = variations(shot, rng, n_variations)
             images.extend(batch)
             labels.extend([clf.classes.index(code)] * len(batch))
+            ranks.extend([rank] * len(batch))
     if not codes:
         raise EnrollmentError("no photos to enroll")
     y = np.asarray(labels, np.int64)
@@ -209,8 +251,10 @@ def build(
     if best is None:
         raise EnrollmentError("no input transform to try")
     _, transform, embeds = best
+    if l2 is None:
+        l2 = choose_l2(w0, b0, embeds, y, np.asarray(ranks, np.int64))
     w, b = fit_head(w0, b0, embeds, y, l2=l2)
-    return Enrollment(clf.classes, tuple(codes), w, b, transform)
+    return Enrollment(clf.classes, tuple(codes), w, b, transform, l2)
 
 
 def accuracy(clf: OnnxTileClassifier, photos: Photos) -> float:
@@ -271,6 +315,7 @@ def enroll_dir(
     report = {
         "codes": len(final.codes),
         "transform": final.transform,
+        "l2": final.l2,
         "photos": sum(len(v) for v in photos.values()),
         "held_out_photos": sum(len(v) for v in test.values()),
         "accuracy_before": round(before, 4),
