@@ -69,9 +69,8 @@ def test_the_teachers_soft_targets_are_the_committed_models_answers() -> None:
     teacher = train.Teacher(DEFAULT_MODEL_PATH, 1.0, train.INPUT_SIZE)
     crops, _ = held_out_tiles(20, seed=31)
     clf = OnnxTileClassifier.load(threads=1)
-    x = train.preprocess(
-        [cv2.resize(c, (train.INPUT_SIZE, train.INPUT_SIZE), interpolation=cv2.INTER_AREA) for c in crops]
-    )
+    side = (train.INPUT_SIZE, train.INPUT_SIZE)
+    x = train.preprocess([np.asarray(cv2.resize(c, side, interpolation=cv2.INTER_AREA), np.uint8) for c in crops])
     p = teacher.soft_targets(x)
     assert p.shape == (len(crops), len(train.MODEL_CLASSES)) and np.allclose(p.sum(1), 1, atol=1e-5)
     if len(clf.classes) < len(train.MODEL_CLASSES):
