@@ -456,11 +456,10 @@ class Teacher:
     def soft_targets(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """The teacher's probabilities at ``temperature`` for a normalised NCHW batch, padded with zeros to
         ``len(MODEL_CLASSES)`` (N x C float32)."""
-        logits = np.asarray(self.session.run(["logits"], {"input": x})[0], np.float64) / self.temperature
-        p = np.exp(logits - logits.max(1, keepdims=True))
-        p /= p.sum(1, keepdims=True)
+        from vision.realeval import softmax
+
         out = np.zeros((len(x), len(MODEL_CLASSES)), np.float32)
-        out[:, : self.classes] = p
+        out[:, : self.classes] = softmax(self.session.run(["logits"], {"input": x})[0], self.temperature)
         return out
 
 
@@ -623,6 +622,7 @@ def main(argv: list[str] | None = None) -> int:
     model.train()
     if args.init is not None:
         freeze_batch_norms(model)
+    real_share = args.real_share if real_dir else 0.0
     stream = batches(
         styles,
         steps=args.steps,
@@ -632,12 +632,11 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         echo=args.echo,
         views=args.views,
-        mix=Mix(real_dir, args.real_share if real_dir else 0.0, args.neg_share, args.size),
+        mix=Mix(real_dir, real_share, args.neg_share, args.size),
     )
     teacher = None if args.teacher is None else Teacher(args.teacher, args.distill, args.size)
     if args.echo > 1 and teacher is not None:
         p.error("--teacher needs --echo 1 (the synthetic samples must come last in a batch)")
-    real_share = args.real_share if real_dir else 0.0
     synthetic_from = round(args.batch * real_share) + round(args.batch * args.neg_share)
     waited = 0.0
     for step in range(args.steps):
