@@ -42,7 +42,7 @@ import json
 import multiprocessing
 import time
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +63,8 @@ STD = 0.25
 EMBED_DIM = 96
 #: the linear head's weights, saved next to the ONNX file (logits = embedding @ weight.T + bias)
 HEAD_FILE = "tile_classifier.head.npz"
+#: the float model beside the shipped int8 one (``--quantize``; never packaged)
+FLOAT_FILE = "tile_classifier.float.onnx"
 #: steps between the reuses of a chunk of samples under data echoing (``--echo``)
 ECHO_GAP = 7
 
@@ -348,6 +350,8 @@ def init_from_onnx(model: Any, path: Path) -> None:
     from onnx import numpy_helper
 
     graph = onnx.load(str(path)).graph
+    if any(n.op_type == "DequantizeLinear" for n in graph.node):
+        raise ValueError(f"{path} is quantized (int8): start from its float model ({FLOAT_FILE} beside it)")
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     convs = [n for n in graph.node if n.op_type == "Conv"]
     blocks: list[Any] = [m for m in model.features if isinstance(m, torch.nn.Sequential)]
@@ -383,13 +387,14 @@ def freeze_batch_norms(model: Any) -> None:
 
 
 def evaluate(
-    model: Any, styles: tuple[str, ...], per_class: int, seed: int, size: int = INPUT_SIZE
+    logits: Callable[[list[npt.NDArray[np.uint8]]], npt.NDArray[np.float32]],
+    styles: tuple[str, ...],
+    per_class: int,
+    seed: int,
+    size: int = INPUT_SIZE,
 ) -> dict[str, float]:
     """Top-1 accuracy per style on freshly rendered, augmented ``size`` x ``size`` tiles (every class
-    ``per_class`` times)."""
-    import torch
-
-    model.eval()
+    ``per_class`` times), read by ``logits`` (crops -> N x C: ``torch_logits`` or an ONNX model's)."""
     out: dict[str, float] = {}
     rng = np.random.default_rng(seed)
     for style in styles:
@@ -398,10 +403,22 @@ def evaluate(
             for _ in range(per_class):
                 crops.append(augment(render_tile_face(code, style=style, rng=rng), rng, size))
                 labels.append(y)
+        out[style] = float((logits(crops).argmax(1) == np.array(labels)).mean())
+    return out
+
+
+def torch_logits(model: Any) -> Callable[[list[npt.NDArray[np.uint8]]], npt.NDArray[np.float32]]:
+    """``evaluate``'s reader for a torch model (put in eval mode)."""
+    import torch
+
+    model.eval()
+
+    def read(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
         with torch.no_grad():
             logits, _ = model(torch.from_numpy(preprocess(crops)))
-        out[style] = float((logits.argmax(1).numpy() == np.array(labels)).mean())
-    return out
+        return np.asarray(logits.numpy(), np.float32)
+
+    return read
 
 
 def export_onnx(model: Any, path: Path, size: int = INPUT_SIZE) -> None:
@@ -557,6 +574,36 @@ def enrollment_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any
     return {"real_enrollment": enrollment(OnnxTileClassifier.load(onnx_path, threads=1), real_dir, seed)}
 
 
+def card_figures(
+    onnx_path: Path, meta: dict[str, Any], styles: tuple[str, ...], real_dir: Path | None, *, seed: int, per_class: int
+) -> dict[str, Any]:
+    """Measure the exported (float or int8) model and write its card next to it: synthetic held-out accuracy
+    of the training styles and of the unseen ones (``evaluate``, seeds ``10_000 + seed`` and ``20_000 +
+    seed``), then the real-photo entries (``real_card``, ``enrollment_card``) when ``real_dir`` is given.
+    Returns the card."""
+    from vision.classifier import OnnxTileClassifier
+
+    meta_path = onnx_path.with_suffix(".json")
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    clf = OnnxTileClassifier.load(onnx_path, threads=1)
+    size = int(meta["input"]["size"][0])
+    held_out = evaluate(clf.logits, styles, per_class, seed=10_000 + seed, size=size)
+    unseen = evaluate(clf.logits, HELD_OUT_STYLES, per_class, seed=20_000 + seed, size=size)
+    meta["held_out"] = {
+        "samples_per_style": len(CLASSES) * per_class,
+        "accuracy_per_style": {k: round(v, 4) for k, v in held_out.items()},
+        "accuracy": round(float(np.mean(list(held_out.values()))), 4),
+    }
+    meta["unseen_styles"] = {k: round(v, 4) for k, v in unseen.items()}
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    if real_dir is not None:
+        meta.update(real_card(onnx_path, real_dir, seed))
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+        meta.update(enrollment_card(onnx_path, real_dir, seed))  # reads the calibration just written
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    return meta
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -600,6 +647,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a model (ONNX + its .json) whose answers on the synthetic samples the new one learns to copy",
     )
     p.add_argument("--distill", type=float, default=1.0, help="weight of the teacher's term in the loss")
+    p.add_argument(
+        "--quantize",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="ship the int8 model (vision.quantize; the float one is kept as " + FLOAT_FILE + ")",
+    )
     args = p.parse_args(argv)
     real_dir: Path | None = None if str(args.real) == "none" else args.real
     widths = tuple(int(v) for v in args.widths.split(","))
@@ -659,14 +712,11 @@ def main(argv: list[str] | None = None) -> int:
     stream.close()  # stops the batch-maker processes
     model = model.to(memory_format=torch.contiguous_format)
     train_s = time.monotonic() - t0
-    held_out = evaluate(model, styles, args.eval_per_class, seed=10_000 + args.seed, size=args.size)
-    unseen = evaluate(model, HELD_OUT_STYLES, args.eval_per_class, seed=20_000 + args.seed, size=args.size)
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "tile_classifier.onnx"
-    export_onnx(model, onnx_path, args.size)
-    head_path = args.out / HEAD_FILE
-    save_head(model, head_path)
-    n = len(CLASSES) * args.eval_per_class
+    float_path = args.out / FLOAT_FILE if args.quantize else onnx_path
+    export_onnx(model, float_path, args.size)
+    save_head(model, args.out / HEAD_FILE)
     meta: dict[str, Any] = {
         "schema": "mjtable.tile_classifier/1",
         "classes": list(MODEL_CLASSES),
@@ -727,22 +777,21 @@ def main(argv: list[str] | None = None) -> int:
             "real_augment": "vision.realdata.augment_region (mirrored with odds 1/2)",
             "torch": torch.__version__,
             "export": "torch.onnx.export dynamo=False opset 17",
+            "quantize": "vision.quantize (int8)" if args.quantize else None,
         },
         "train_time_s": round(train_s, 1),
-        "held_out": {
-            "samples_per_style": n,
-            "accuracy_per_style": {k: round(v, 4) for k, v in held_out.items()},
-            "accuracy": round(float(np.mean(list(held_out.values()))), 4),
-        },
-        "unseen_styles": {k: round(v, 4) for k, v in unseen.items()},
     }
-    meta_path = args.out / "tile_classifier.json"
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
-    if real_dir is not None:
-        meta.update(real_card(onnx_path, real_dir, args.seed))
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
-        meta.update(enrollment_card(onnx_path, real_dir, args.seed))  # reads the calibration just written
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    if args.quantize:
+        from vision import quantize
+
+        float_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")  # vision.quantize reads it
+        float_held_out = evaluate(torch_logits(model), styles, args.eval_per_class, 10_000 + args.seed, args.size)
+        crops, counts = quantize.calibration_crops(styles, real_dir, args.seed, args.size)
+        entry = quantize.quantize(float_path, onnx_path, crops, meta)
+        entry["calibration_counts"] = counts
+        entry["float_held_out"] = round(float(np.mean(list(float_held_out.values()))), 4)
+        meta["quantization"] = entry
+    meta = card_figures(onnx_path, meta, styles, real_dir, seed=args.seed, per_class=args.eval_per_class)
     print(
         json.dumps(
             {

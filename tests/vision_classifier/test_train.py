@@ -33,23 +33,20 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert clf.temperature == meta["calibration"]["temperature"]
     logits, embeds = clf.run([np.zeros((30, 40, 3), np.uint8)] * 2)
     assert logits.shape == (2, len(CLASSES) + 1) and embeds is not None and embeds.shape == (2, train.EMBED_DIM)
-    # fine-tuning starts from an exported model: the same outputs before any step
+    # the shipped model is the int8 one; the float one stays beside it with its own card
+    assert meta["quantization"]["calibration_counts"]["real_train"] > 0 and meta["quantization"]["float_held_out"] >= 0
+    assert _op_types(out / "tile_classifier.onnx") >= {"QuantizeLinear", "DequantizeLinear", "Conv"}
+    assert "DequantizeLinear" not in _op_types(out / train.FLOAT_FILE)
+    float_logits, _ = OnnxTileClassifier.load(out / train.FLOAT_FILE).run([np.zeros((30, 40, 3), np.uint8)])
+    assert np.corrcoef(float_logits[0], logits[0])[0, 1] > 0.98  # int8 reads as the float model does
+    # fine-tuning starts from an exported float model (an int8 one is refused): the same outputs before any step
     again = tmp_path / "again"
-    tune = [
-        "--real",
-        "none",
-        "--steps",
-        "1",
-        "--lr",
-        "1e-9",
-        "--size",
-        "40",
-        "--init",
-        str(out / "tile_classifier.onnx"),
-    ]
+    tune = ["--real", "none", "--steps", "1", "--lr", "1e-9", "--size", "40", "--init", str(out / train.FLOAT_FILE)]
     assert train.main([*argv, *tune, "--out", str(again)]) == 0
-    logits2, _ = OnnxTileClassifier.load(again / "tile_classifier.onnx").run([np.zeros((30, 40, 3), np.uint8)])
-    assert np.allclose(logits2[0], logits[0], atol=1e-3)
+    logits2, _ = OnnxTileClassifier.load(again / train.FLOAT_FILE).run([np.zeros((30, 40, 3), np.uint8)])
+    assert np.allclose(logits2[0], float_logits[0], atol=1e-3)
+    with pytest.raises(ValueError, match="quantized"):
+        train.init_from_onnx(train.build_model(), out / "tile_classifier.onnx")
     # a teacher's answers on the synthetic samples (its input must be the training's)
     taught = tmp_path / "taught"
     teach = ["--real", "none", "--size", "40", "--teacher", str(out / "tile_classifier.onnx"), "--distill", "0.5"]
@@ -57,6 +54,40 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert json.loads((taught / "tile_classifier.json").read_text())["recipe"]["teacher"]["weight"] == 0.5
     with pytest.raises(ValueError, match="40 x 40"):
         train.Teacher(DEFAULT_MODEL_PATH, 1.0, 40)
+
+
+def _op_types(path: Path) -> set[str]:
+    import onnx
+
+    return {node.op_type for node in onnx.load(str(path)).graph.node}
+
+
+def test_quantize_writes_the_int8_model_and_its_card_from_a_float_one(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
+    from vision import quantize, train
+
+    out = tmp_path / "model"
+    argv = ["--out", str(out), "--steps", "2", "--batch", "8", "--variants", "1", "--eval-per-class", "1"]
+    assert train.main([*argv, "--real", "none", "--size", "40", "--no-quantize"]) == 0
+    assert not (out / train.FLOAT_FILE).exists() and "DequantizeLinear" not in _op_types(out / "tile_classifier.onnx")
+    with pytest.raises(SystemExit, match="must not hold the float model"):
+        quantize.main(["--model", str(out / "tile_classifier.onnx"), "--out", str(out), "--real", "none"])
+    int8 = tmp_path / "int8"
+    args = ["--model", str(out / "tile_classifier.onnx"), "--out", str(int8), "--real", "none", "--eval-per-class", "1"]
+    assert quantize.main(args) == 0
+    meta = json.loads((int8 / "tile_classifier.json").read_text())
+    assert meta["quantization"]["float_model_sha256"] and meta["quantization"]["kept_float"]  # the head
+    assert meta["quantization"]["calibration_counts"] == {"synthetic": 768, "real_train": 0, "not_a_tile": 128}
+    assert 0 <= meta["held_out"]["accuracy"] <= 1 and (int8 / train.HEAD_FILE).is_file()
+    clf = OnnxTileClassifier.load(int8 / "tile_classifier.onnx")
+    crops = [np.full((50, 36, 3), v, np.uint8) for v in (40, 120, 200)]
+    float_logits, _ = OnnxTileClassifier.load(out / "tile_classifier.onnx").run(crops)
+    int8_logits, embeds = clf.run(crops)
+    assert embeds is not None and int8_logits.shape == float_logits.shape
+    assert np.corrcoef(float_logits.ravel(), int8_logits.ravel())[0, 1] > 0.98
+    # the head is kept in float: the shipped logits are the head file's product of the shipped embedding
+    head = np.load(int8 / train.HEAD_FILE)
+    assert np.allclose(embeds @ head["weight"].T + head["bias"], int8_logits, atol=1e-4)
 
 
 def test_the_teachers_soft_targets_are_the_committed_models_answers() -> None:
