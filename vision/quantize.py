@@ -136,10 +136,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--real", default=str(realdata.DEFAULT_REAL_DIR), help="the real photographs; 'none': skip")
     p.add_argument("--eval-per-class", type=int, default=8, help="synthetic held-out samples per class and style")
     args = p.parse_args(argv)
-    meta = json.loads(args.model.with_suffix(".json").read_text())
+    try:
+        meta = json.loads(args.model.with_suffix(".json").read_text())
+        head = args.model.with_name(str(meta["head"]))
+        styles = tuple(str(s) for s in meta["recipe"]["styles"])
+        seed = int(meta["seed"])
+        if not args.model.is_file() or not head.is_file():
+            raise FileNotFoundError(f"{args.model} or its head {head.name} is missing")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        msg = f"vision.quantize: {args.model}: not an exported model with its card and head ({exc})"
+        raise SystemExit(msg) from exc
     real_dir = None if args.real == "none" else Path(args.real)
-    seed = int(meta["seed"])
-    styles = tuple(meta["recipe"]["styles"])
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "tile_classifier.onnx"
     if onnx_path.resolve() == args.model.resolve():
@@ -149,12 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     entry["calibration_counts"] = counts
     entry["float_held_out"] = meta.get("held_out", {}).get("accuracy")
     entry["float_real_top1"] = (meta.get("real_validation") or {}).get("top1")
-    shutil.copyfile(args.model.with_name(meta.get("head", "tile_classifier.head.npz")), args.out / meta["head"])
+    shutil.copyfile(head, args.out / head.name)
     for key in ("calibration", "real_validation", "real_enrollment"):
         meta.pop(key, None)
     meta["quantization"] = entry
-    meta_path = onnx_path.with_suffix(".json")
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     meta = card_figures(onnx_path, meta, styles, real_dir, seed=seed, per_class=args.eval_per_class)
     print(json.dumps({"done": str(onnx_path), "bytes": onnx_path.stat().st_size, "held_out": meta["held_out"],
                       "real": {k: v for k, v in meta.get("real_validation", {}).items() if k != "per_face"}}))

@@ -72,6 +72,8 @@ def test_quantize_writes_the_int8_model_and_its_card_from_a_float_one(tmp_path: 
     assert not (out / train.FLOAT_FILE).exists() and "DequantizeLinear" not in _op_types(out / "tile_classifier.onnx")
     with pytest.raises(SystemExit, match="must not hold the float model"):
         quantize.main(["--model", str(out / "tile_classifier.onnx"), "--out", str(out), "--real", "none"])
+    with pytest.raises(SystemExit, match="not an exported model"):
+        quantize.main(["--model", str(tmp_path / "none.onnx"), "--out", str(tmp_path / "x"), "--real", "none"])
     int8 = tmp_path / "int8"
     args = ["--model", str(out / "tile_classifier.onnx"), "--out", str(int8), "--real", "none", "--eval-per-class", "1"]
     assert quantize.main(args) == 0
