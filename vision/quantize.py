@@ -2,9 +2,9 @@
 millisecond on one core (issue 15 point 6; a Pi 4's Cortex-A72 and this machine's x86 both have int8 kernels in
 onnxruntime's MLAS).
 
-``quantize(float_model, out, crops)`` runs onnxruntime's static quantization: its shape pre-processing, then
+``quantize(float_model, out, meta, real_dir)`` runs onnxruntime's static quantization: its shape pre-processing, then
 QDQ nodes with per-channel int8 weights and uint8 activations whose ranges are the min/max seen on
-``crops`` (``calibration_crops``: synthetic faces of every training style, real training-split crops as the
+the calibration crops (``calibration_crops``: synthetic faces of every training style, real training-split crops as the
 pipeline cuts them, and not-a-tile images, all seeded).  The linear head stays in float32: its input is the
 embedding enrollment fits, so the shipped logits are the head's own product of that embedding and the head
 file.  ``python -m vision.quantize --model FLOAT.onnx --out DIR`` writes ``DIR/tile_classifier.onnx`` with its
@@ -76,9 +76,10 @@ def _head_nodes(model: Any) -> list[str]:
     return [node.name for node in model.graph.node if "logits" in node.output]
 
 
-def quantize(float_model: Path, out: Path, crops: list[Image], meta: dict[str, Any]) -> dict[str, Any]:
-    """Write the int8 version of ``float_model`` to ``out``, its activation ranges measured on ``crops``
-    (normalised as ``meta['input']`` says); returns the card's ``quantization`` entry."""
+def quantize(float_model: Path, out: Path, meta: dict[str, Any], real_dir: Path | None) -> dict[str, Any]:
+    """Write the int8 version of ``float_model`` to ``out``, its activation ranges measured on
+    ``calibration_crops`` of the card ``meta``'s styles, seed and input size (``real_dir``: the real photos, or
+    None); returns the card's ``quantization`` entry."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -91,6 +92,7 @@ def quantize(float_model: Path, out: Path, crops: list[Image], meta: dict[str, A
 
     size = int(meta["input"]["size"][0])
     mean, std = float(meta["input"]["mean"]), float(meta["input"]["std"])
+    crops, counts = calibration_crops(tuple(meta["recipe"]["styles"]), real_dir, int(meta["seed"]), size)
 
     class Reader(CalibrationDataReader):  # type: ignore[misc]
         def __init__(self) -> None:
@@ -122,7 +124,7 @@ def quantize(float_model: Path, out: Path, crops: list[Image], meta: dict[str, A
         "float_model_sha256": hashlib.sha256(float_model.read_bytes()).hexdigest(),
         "float_bytes": float_model.stat().st_size,
         "kept_float": head,
-        "calibration_crops": len(crops),
+        "calibration_counts": counts,
     }
 
 
@@ -151,9 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     onnx_path = args.out / "tile_classifier.onnx"
     if onnx_path.resolve() == args.model.resolve():
         raise SystemExit("vision.quantize: --out must not hold the float model")
-    crops, counts = calibration_crops(styles, real_dir, seed, int(meta["input"]["size"][0]))
-    entry = quantize(args.model, onnx_path, crops, meta)
-    entry["calibration_counts"] = counts
+    entry = quantize(args.model, onnx_path, meta, real_dir)
     entry["float_held_out"] = meta.get("held_out", {}).get("accuracy")
     entry["float_real_top1"] = (meta.get("real_validation") or {}).get("top1")
     shutil.copyfile(head, args.out / head.name)

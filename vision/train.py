@@ -786,9 +786,7 @@ def main(argv: list[str] | None = None) -> int:
 
         float_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")  # vision.quantize reads it
         float_held_out = evaluate(torch_logits(model), styles, args.eval_per_class, 10_000 + args.seed, args.size)
-        crops, counts = quantize.calibration_crops(styles, real_dir, args.seed, args.size)
-        entry = quantize.quantize(float_path, onnx_path, crops, meta)
-        entry["calibration_counts"] = counts
+        entry = quantize.quantize(float_path, onnx_path, meta, real_dir)
         entry["float_held_out"] = round(float(np.mean(list(float_held_out.values()))), 4)
         meta["quantization"] = entry
     meta = card_figures(onnx_path, meta, styles, real_dir, seed=args.seed, per_class=args.eval_per_class)
