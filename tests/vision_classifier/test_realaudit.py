@@ -1,0 +1,59 @@
+"""Issue 15: the audit of a model's misreads on the real validation crops (``vision.realaudit``), on the small fake
+data set of test_realdata and the committed model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tests.vision_classifier.test_realdata import _fake_set
+from vision import realaudit, realdata
+from vision.classifier import DEFAULT_MODEL_PATH
+
+
+def test_box_coverage_is_the_boxes_area_over_the_photos() -> None:
+    boxes = [realdata.Box("0000-0.jpg", "1m", 0, 0, 80, 110), realdata.Box("0000-0.jpg", "2m", 40, 0, 80, 110)]
+    assert realaudit.box_coverage(boxes, 640, 640) == pytest.approx(2 * 80 * 110 / 640**2)
+
+
+def test_summary_splits_top1_by_coverage_and_names_the_worst_photos() -> None:
+    R = realaudit.Read
+    reads = [
+        R("a.jpg", "1m", "1m", 0.5),
+        R("a.jpg", "2m", "3m", 0.5),
+        R("b.jpg", "5p", "5p", 1.5),
+        R("c.jpg", "7z", "1p", 2.4),
+        R("c.jpg", "7z", "2p", 2.4),
+    ]
+    out = realaudit.summarise(reads)
+    assert (out["crops"], out["errors"], out["top1"]) == (5, 3, 0.4)
+    assert out["by_box_coverage"] == {
+        "<1": {"crops": 2, "errors": 1, "top1": 0.5},
+        "1-2": {"crops": 1, "errors": 0, "top1": 1.0},
+        ">=2": {"crops": 2, "errors": 2, "top1": 0.0},
+    }
+    assert out["worst_photos"][0] == {"file": "c.jpg", "boxes": 2, "errors": 2, "coverage": 2.4}
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
+def test_cli_reads_every_validation_crop_and_draws_the_misreads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = _fake_set(tmp_path / "real")
+    png = tmp_path / "errors.png"
+    assert realaudit.main(["--model", str(DEFAULT_MODEL_PATH), "--real", str(real), "--mosaic", str(png)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    boxes = realdata.read_labels(real)
+    _, val = realdata.split_sources(boxes, 0)
+    assert out["crops"] == sum(b.source in val for b in boxes)
+    assert sum(b["crops"] for b in out["by_box_coverage"].values()) == out["crops"]
+    img = cv2.imread(str(png))
+    assert img is not None and img.shape[1] in (96, 16 * 96)  # one blank cell when nothing is misread
+
+
+def test_cli_gives_a_json_error_for_a_missing_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert realaudit.main(["--model", str(tmp_path / "none.onnx"), "--real", str(tmp_path)]) == 2
+    assert "error" in json.loads(capsys.readouterr().out)

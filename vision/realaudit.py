@@ -1,0 +1,140 @@
+"""Where a model misreads the real photographs' validation crops (issue 15): its top-1 by how loose the photo's
+boxes are, the photos holding the most errors, and a picture of the misread crops to look at.
+
+The publisher of the real-tile set rotated photos and kept axis-aligned boxes, so in some photos each box holds
+two to four tiles (the labelled one near its centre).  A photo's **box coverage** is the sum of its boxes' areas
+over the photo's area: tight boxes of tiles lying side by side stay below 1; at 2 or more every pixel lies in two
+boxes on average.  An overhead table camera cuts one tile per crop, so the figure on tight boxes is the closer
+one to play; the headline validation figure (``vision.realeval``) keeps every crop as it is.
+
+``python -m vision.realaudit --model M.onnx [--real DIR] [--mosaic errors.png]`` prints one JSON line.
+Main-thread functions (onnxruntime runs in the caller's thread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision import realdata
+from vision.classifier.model import ModelError, OnnxTileClassifier
+
+#: coverage buckets: (label, lower bound inclusive, upper bound exclusive)
+COVERAGE_BUCKETS = (("<1", 0.0, 1.0), ("1-2", 1.0, 2.0), (">=2", 2.0, float("inf")))
+#: at most this many misread crops drawn in the mosaic (16 per row)
+MOSAIC_MAX = 160
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One validation crop as the model read it: its photo, true and predicted codes, the photo's box coverage."""
+
+    file: str
+    truth: str
+    predicted: str
+    coverage: float
+
+
+def box_coverage(boxes: list[realdata.Box], width: int, height: int) -> float:
+    """Sum of the boxes' areas over the photo's area (``width`` x ``height`` px)."""
+    return sum(b.w * b.h for b in boxes) / float(width * height)
+
+
+def read_validation(
+    clf: OnnxTileClassifier, directory: Path, seed: int = 0
+) -> tuple[list[Read], list[npt.NDArray[np.uint8]]]:
+    """Every validation crop of split ``seed`` read by ``clf`` (argmax; a temperature does not change it), with
+    the crops themselves."""
+    boxes = realdata.read_labels(directory)
+    _, val = realdata.split_sources(boxes, seed)
+    reads: list[Read] = []
+    crops: list[npt.NDArray[np.uint8]] = []
+    for name, items in realdata.by_file([b for b in boxes if b.source in val]).items():
+        photo = realdata.read_photo(directory, name)
+        cover = box_coverage(items, photo.shape[1], photo.shape[0])
+        cut = [realdata.crop(photo, b) for b in items]
+        logits = clf.logits(cut)
+        for b, row in zip(items, logits, strict=True):
+            reads.append(Read(name, b.code, clf.classes[int(np.argmax(row))], cover))
+        crops.extend(cut)
+    return reads, crops
+
+
+def summarise(reads: list[Read], worst: int = 8) -> dict[str, Any]:
+    """Top-1 overall and per coverage bucket, and the ``worst`` photos by errors (file, boxes, errors, coverage)."""
+    right = [r.truth == r.predicted for r in reads]
+    buckets: dict[str, dict[str, Any]] = {}
+    for label, lo, hi in COVERAGE_BUCKETS:
+        inside = [ok for r, ok in zip(reads, right, strict=True) if lo <= r.coverage < hi]
+        buckets[label] = {
+            "crops": len(inside),
+            "errors": inside.count(False),
+            "top1": round(sum(inside) / len(inside), 4) if inside else None,
+        }
+    errors = Counter(r.file for r, ok in zip(reads, right, strict=True) if not ok)
+    boxes = Counter(r.file for r in reads)
+    cover = {r.file: r.coverage for r in reads}
+    return {
+        "crops": len(reads),
+        "errors": right.count(False),
+        "top1": round(sum(right) / len(reads), 4) if reads else None,
+        "by_box_coverage": buckets,
+        "worst_photos": [
+            {"file": f, "boxes": boxes[f], "errors": n, "coverage": round(cover[f], 2)}
+            for f, n in errors.most_common(worst)
+        ],
+    }
+
+
+def mosaic(reads: list[Read], crops: list[npt.NDArray[np.uint8]], limit: int = MOSAIC_MAX) -> npt.NDArray[np.uint8]:
+    """The first ``limit`` misread crops at 96 x 96, 16 per row, each captioned ``truth>read`` (BGR uint8)."""
+    cells = []
+    for r, img in zip(reads, crops, strict=True):
+        if r.truth == r.predicted:
+            continue
+        cell = cv2.resize(img, (96, 96), interpolation=cv2.INTER_AREA)
+        cell = cv2.copyMakeBorder(cell, 0, 16, 0, 0, cv2.BORDER_CONSTANT, value=(255, 255, 255))
+        cv2.putText(cell, f"{r.truth}>{r.predicted}", (2, 108), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 200), 1)
+        cells.append(cell)
+        if len(cells) == limit:
+            break
+    if not cells:
+        return np.full((112, 96, 3), 255, np.uint8)
+    cells += [np.full_like(cells[0], 255)] * (-len(cells) % 16)
+    return np.asarray(np.vstack([np.hstack(cells[k : k + 16]) for k in range(0, len(cells), 16)]), np.uint8)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.realaudit", description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", type=Path, required=True, help="ONNX model with its .json card beside it")
+    p.add_argument("--real", type=Path, default=realdata.DEFAULT_REAL_DIR, help="the real-tile set (README there)")
+    p.add_argument("--seed", type=int, default=0, help="the split's seed (the model card's)")
+    p.add_argument("--mosaic", type=Path, help="write the misread crops here as a PNG")
+    args = p.parse_args(argv)
+    try:
+        clf = OnnxTileClassifier.load(args.model, threads=1)
+        reads, crops = read_validation(clf, args.real, args.seed)
+    except (ModelError, OSError, ValueError) as exc:
+        print(json.dumps({"error": str(exc)}))
+        return 2
+    out = summarise(reads)
+    if args.mosaic is not None:
+        if not cv2.imwrite(str(args.mosaic), mosaic(reads, crops)):
+            print(json.dumps({"error": f"cannot write {args.mosaic}"}))
+            return 2
+        out["mosaic"] = str(args.mosaic)
+    print(json.dumps({"model": str(args.model), **out}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
