@@ -7,7 +7,9 @@ The data set ("Chinese Mahjong Detection" v4 by riichimahjongdetection on Robofl
 so ``split_sources`` puts every source photo wholly on one side.  The publisher flipped some images, so some
 glyphs are mirrored: training draws every real crop mirrored or not with equal odds (``vision.train``), so a
 mirrored view is not a separate look to learn, and a mirror of any face is still that face (no two faces are
-mirror images of each other).
+mirror images of each other).  Some published boxes are wrong (a box labelled 6z round a 4m, a box over felt):
+``read_labels`` applies the corrections in ``real_label_fixes.csv`` beside this module, each checked by eye on
+the photo (docs/vision.md, "Label fixes").
 
 Pure functions of their arguments (the photos are read from disk); any thread.
 """
@@ -33,6 +35,11 @@ CREDIT = "Chinese Mahjong Detection v4 by riichimahjongdetection on Roboflow Uni
 CROP_MARGIN = 0.05
 #: Training regions: the box grown by this fraction per side, resized to REGION x REGION (``regions``).
 REGION_PAD = 0.25
+#: Corrections of published boxes (``read_label_fixes``): ``file,x,y,tile,fix,reason``, ``fix`` a tile code or
+#: ``drop`` (no tile face in the box).
+LABEL_FIXES = Path(__file__).resolve().parent / "real_label_fixes.csv"
+#: A fix names its box by file, code and top-left corner, to this many pixels.
+FIX_TOLERANCE_PX = 0.05
 REGION = 80
 #: Odds of the simulated camera's low-resolution and blur steps on a real training crop (``augment_region``):
 #: lower than a rendered tile's (0.5, 0.4), a photograph being blurred and sampled once already.
@@ -59,8 +66,55 @@ class Box:
         return self.file.split("-", 1)[0]
 
 
-def read_labels(directory: Path) -> list[Box]:
-    """Every box of ``directory/labels.csv`` in file order; raises OSError / ValueError for a bad file."""
+@dataclass(frozen=True, slots=True)
+class LabelFix:
+    """One corrected box: the published ``tile`` at top-left ``x``, ``y`` of ``file`` is ``fix`` (a tile code) or
+    is dropped (``fix`` == "drop"); ``reason`` says what the photo shows."""
+
+    file: str
+    x: float
+    y: float
+    tile: str
+    fix: str
+    reason: str
+
+
+def read_label_fixes(path: Path = LABEL_FIXES) -> list[LabelFix]:
+    """The fixes of ``path``; OSError / ValueError for a bad file."""
+    with open(path, newline="") as fh:
+        return [
+            LabelFix(r["file"], float(r["x"]), float(r["y"]), r["tile"], r["fix"], r["reason"])
+            for r in csv.DictReader(fh)
+        ]
+
+
+def apply_fixes(boxes: list[Box], fixes: list[LabelFix]) -> list[Box]:
+    """``boxes`` with ``fixes`` applied (order kept, dropped boxes left out).  A fix for a file the data set does
+    not hold is skipped (another data set); one that matches no box, or several, of a file it holds is a
+    ValueError (the data set changed: check the fixes again)."""
+    files = {b.file for b in boxes}
+    out: list[Box | None] = list(boxes)
+    for fx in fixes:
+        if fx.file not in files:
+            continue
+        hits = [
+            i
+            for i, b in enumerate(boxes)
+            if b.file == fx.file
+            and b.code == fx.tile
+            and abs(b.x - fx.x) <= FIX_TOLERANCE_PX
+            and abs(b.y - fx.y) <= FIX_TOLERANCE_PX
+        ]
+        if len(hits) != 1:
+            raise ValueError(f"label fix {fx.file} {fx.tile} at ({fx.x}, {fx.y}) matches {len(hits)} boxes, not 1")
+        b = boxes[hits[0]]
+        out[hits[0]] = None if fx.fix == "drop" else Box(b.file, fx.fix, b.x, b.y, b.w, b.h)
+    return [b for b in out if b is not None]
+
+
+def read_labels(directory: Path, fixes: Path | None = LABEL_FIXES) -> list[Box]:
+    """Every box of ``directory/labels.csv`` in file order, with the corrections of ``fixes`` (None: the labels
+    as published); raises OSError / ValueError for a bad file."""
     out = []
     with open(directory / "labels.csv", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -68,7 +122,7 @@ def read_labels(directory: Path) -> list[Box]:
             out.append(Box(row["file"], row["tile"], x, y, w, h))
     if not out:
         raise ValueError(f"{directory}/labels.csv has no boxes")
-    return out
+    return out if fixes is None else apply_fixes(out, read_label_fixes(fixes))
 
 
 def split_sources(boxes: list[Box], seed: int = 0, val_fraction: float = VAL_FRACTION) -> tuple[set[str], set[str]]:

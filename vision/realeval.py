@@ -84,12 +84,16 @@ def rates(conf: F32, correct: npt.NDArray[np.bool_], threshold: float) -> tuple[
 
 
 def choose_threshold(conf: F32, correct: npt.NDArray[np.bool_], max_wrong: float = MAX_CONFIDENT_WRONG) -> float:
-    """The lowest threshold on a 0.01 grid (0.30..0.99) at which confident-and-wrong reads are at most
-    ``max_wrong`` of all reads (the most reads confident under that bound); 0.99 when none is."""
-    for t in np.round(np.arange(0.30, 0.995, 0.01), 2):
+    """The lowest threshold, to a ten-thousandth and at least 0.30, at which confident-and-wrong reads are at most
+    ``max_wrong`` of all reads (the most reads confident under that bound).  The candidates are every read's
+    confidence rounded up to a ten-thousandth, and the step above it (the read itself left out); 1.0 (nothing
+    confident, every read to the referee) when no lower one meets the bound."""
+    steps = np.ceil(conf.astype(np.float64) * 10_000)
+    candidates = np.unique(np.concatenate([steps, steps + 1, [3_000]]).clip(3_000, 10_000)) / 10_000
+    for t in candidates:  # ascending; both shares fall as t rises, so the first that meets the bound is the answer
         if rates(conf, correct, float(t))[0] <= max_wrong:
             return float(t)
-    return 0.99
+    return 1.0
 
 
 def report(real: RealSet, temperature: float, threshold: float) -> dict[str, Any]:

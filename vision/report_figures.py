@@ -76,7 +76,7 @@ def reliability(real: RealSet, temperature: float, threshold: float, title: str)
                 ink = WHITE if acc > 0.1 else BLACK
                 _text(img, f"{share:.0%}", (px(b / BINS, 0)[0] + 8, top + size - 6), 0.35, ink)
     cv2.line(img, px(threshold, 0), px(threshold, 1), RED, 2)
-    _text(img, f"min_confidence {threshold:.2f}", (px(threshold, 1)[0] + 5, top + 15), 0.45, RED)
+    _text(img, f"min_confidence {threshold:g}", (px(threshold, 1)[0] + 5, top + 15), 0.45, RED)
     lx = left + size + 20
     cv2.rectangle(img, (lx, top + 40), (lx + 14, top + 54), BLUE, -1)
     _text(img, f"T = {temperature:.2f} (served)", (lx + 20, top + 52), 0.42)

@@ -531,6 +531,17 @@ def train_step(
         )
 
 
+def label_fixes_card(path: Path = realdata.LABEL_FIXES) -> dict[str, Any]:
+    """The model card's record of the corrections applied to the published boxes (``vision.realdata``)."""
+    fixes = realdata.read_label_fixes(path)
+    return {
+        "file": f"vision/{path.name}",
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "relabelled": sum(fx.fix != "drop" for fx in fixes),
+        "dropped": sum(fx.fix == "drop" for fx in fixes),
+    }
+
+
 def real_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
     """The model card's real-photo entries for the exported model: the data and split, the temperature fitted
     on the validation crops, the threshold chosen from it (``vision.realeval``) and the validation figures."""
@@ -554,6 +565,7 @@ def real_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
             "train_boxes": sum(b.source in train for b in boxes),
             "val_boxes": sum(b.source in val for b in boxes),
             "crop_margin": realdata.CROP_MARGIN,
+            "label_fixes": label_fixes_card(),
         },
         "calibration": {
             "temperature": temperature,

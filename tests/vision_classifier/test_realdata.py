@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from vision import realdata, realeval
 from vision.synth.negatives import KINDS, negative
@@ -110,3 +111,62 @@ def test_temperature_fit_recovers_an_overconfident_model_and_the_threshold_bound
     assert realeval.rates(conf, correct, th)[0] <= 0.05
     if th > 0.30:
         assert realeval.rates(conf, correct, round(th - 0.01, 2))[0] > 0.05  # the lowest such threshold
+
+
+def test_the_threshold_never_breaks_the_confident_and_wrong_bound() -> None:
+    """When no threshold below 1 meets the bound (confident wrong reads above every right one), the threshold
+    is one at which nothing wrong is confident: not a fallback that lets the wrong reads through."""
+    conf = np.array([0.995] * 990 + [0.9995] * 10, np.float32)
+    correct = np.array([True] * 990 + [False] * 10)
+    th = realeval.choose_threshold(conf, correct)
+    assert realeval.rates(conf, correct, th)[0] <= realeval.MAX_CONFIDENT_WRONG
+
+
+def test_the_threshold_is_the_lowest_to_a_ten_thousandth() -> None:
+    """Three wrong reads of 1000 at 0.90, 0.95 and 0.993 and a bound of 0.2 %: the lowest threshold that leaves
+    out the read at 0.90 (0.9001), not the next step of a coarse grid."""
+    conf = np.concatenate([np.linspace(0.5, 0.999, 997), [0.90, 0.95, 0.993]]).astype(np.float32)
+    correct = np.array([True] * 997 + [False] * 3)
+    th = realeval.choose_threshold(conf, correct)
+    assert th == pytest.approx(0.9001, abs=1e-6)
+    assert realeval.rates(conf, correct, th)[0] <= 0.002 < realeval.rates(conf, correct, th - 1e-4)[0]
+
+
+def test_label_fixes_relabel_or_drop_their_box_and_skip_other_data_sets(tmp_path: Path) -> None:
+    root = _fake_set(tmp_path, sources=2)
+    published = realdata.read_labels(root, fixes=None)
+    first, second = published[0], published[1]
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(
+        "file,x,y,tile,fix,reason\n"
+        f"{first.file},{first.x},{first.y},{first.code},9m,a 9 of characters\n"
+        f"{second.file},{second.x},{second.y},{second.code},drop,felt only\n"
+        "9999-0.jpg,1,2,1m,drop,a photo of another data set\n"
+    )
+    fixed = realdata.read_labels(root, fixes=fixes)
+    assert len(fixed) == len(published) - 1
+    assert fixed[0] == realdata.Box(first.file, "9m", first.x, first.y, first.w, first.h)
+    assert fixed[1:] == published[2:]
+
+
+def test_a_label_fix_that_matches_no_box_is_an_error(tmp_path: Path) -> None:
+    root = _fake_set(tmp_path, sources=2)
+    b = realdata.read_labels(root, fixes=None)[0]
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(f"file,x,y,tile,fix,reason\n{b.file},{b.x + 3},{b.y},{b.code},9m,moved\n")
+    with pytest.raises(ValueError, match="matches 0 boxes"):
+        realdata.read_labels(root, fixes=fixes)
+
+
+def test_the_shipped_label_fixes_name_real_codes_and_give_reasons() -> None:
+    from vision.synth.render import CLASSES
+
+    fixes = realdata.read_label_fixes()
+    assert fixes
+    for fx in fixes:
+        assert fx.tile in CLASSES and (fx.fix in CLASSES or fx.fix == "drop") and fx.fix != fx.tile, fx
+        assert len(fx.reason) > 10, fx
+    if (realdata.DEFAULT_REAL_DIR / "labels.csv").is_file():  # each matches exactly one published box
+        assert len(realdata.read_labels(realdata.DEFAULT_REAL_DIR)) == len(
+            realdata.read_labels(realdata.DEFAULT_REAL_DIR, fixes=None)
+        ) - sum(fx.fix == "drop" for fx in fixes)

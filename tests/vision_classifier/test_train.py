@@ -27,7 +27,8 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert meta["input"]["size"] == [40, 40]  # the classifier resizes crops to the card's size
     assert set(meta["held_out"]["accuracy_per_style"]) and "cn-ming" in meta["unseen_styles"]
     assert meta["real_photos"]["val_sources"] == 2 and meta["real_photos"]["credit"].endswith("CC BY 4.0")
-    assert meta["calibration"]["temperature"] > 0 and 0.3 <= meta["calibration"]["min_confidence"] <= 0.99
+    assert meta["real_photos"]["label_fixes"]["file"] == "vision/real_label_fixes.csv"
+    assert meta["calibration"]["temperature"] > 0 and 0.3 <= meta["calibration"]["min_confidence"] <= 1.0
     assert 0 <= meta["real_validation"]["top1"] <= 1 and "before" in meta["real_enrollment"]
     clf = OnnxTileClassifier.load(out / "tile_classifier.onnx")
     assert clf.temperature == meta["calibration"]["temperature"]
