@@ -58,8 +58,7 @@ def read_validation(
     _, val = realdata.split_sources(boxes, seed)
     reads: list[Read] = []
     crops: list[npt.NDArray[np.uint8]] = []
-    for name, items in realdata.by_file([b for b in boxes if b.source in val]).items():
-        photo = realdata.read_photo(directory, name)
+    for name, photo, items in realdata.photos_of(directory, boxes, val):
         cover = box_coverage(items, photo.shape[1], photo.shape[0])
         cut = [realdata.crop(photo, b) for b in items]
         logits = clf.logits(cut)

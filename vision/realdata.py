@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,12 +36,12 @@ CREDIT = "Chinese Mahjong Detection v4 by riichimahjongdetection on Roboflow Uni
 CROP_MARGIN = 0.05
 #: Training regions: the box grown by this fraction per side, resized to REGION x REGION (``regions``).
 REGION_PAD = 0.25
+REGION = 80
 #: Corrections of published boxes (``read_label_fixes``): ``file,x,y,tile,fix,reason``, ``fix`` a tile code or
 #: ``drop`` (no tile face in the box).
 LABEL_FIXES = Path(__file__).resolve().parent / "real_label_fixes.csv"
 #: A fix names its box by file, code and top-left corner, to this many pixels.
 FIX_TOLERANCE_PX = 0.05
-REGION = 80
 #: Odds of the simulated camera's low-resolution and blur steps on a real training crop (``augment_region``):
 #: lower than a rendered tile's (0.5, 0.4), a photograph being blurred and sampled once already.
 REAL_LOW_RES_P = 0.2
@@ -159,6 +160,13 @@ def read_photo(directory: Path, name: str) -> Image:
     return np.asarray(img, np.uint8)
 
 
+def photos_of(directory: Path, boxes: list[Box], sources: set[str]) -> Iterator[tuple[str, Image, list[Box]]]:
+    """(file name, photo, its boxes) for every photo of ``sources``, files sorted (``by_file``), each photo read
+    once (``read_photo``)."""
+    for name, items in by_file([b for b in boxes if b.source in sources]).items():
+        yield name, read_photo(directory, name), items
+
+
 def _grown(box: Box, pad: float) -> tuple[float, float, float, float]:
     return box.x - pad * box.w, box.y - pad * box.h, box.w * (1 + 2 * pad), box.h * (1 + 2 * pad)
 
@@ -223,8 +231,7 @@ def val_crops(
 ) -> tuple[list[Image], list[str]]:
     """The crops (``crop`` with ``margin``) and codes of every box whose source photo is in ``sources``."""
     crops, codes = [], []
-    for name, items in by_file([b for b in boxes if b.source in sources]).items():
-        photo = read_photo(directory, name)
+    for _, photo, items in photos_of(directory, boxes, sources):
         for b in items:
             crops.append(crop(photo, b, margin))
             codes.append(b.code)
@@ -237,8 +244,7 @@ def val_negatives(
     """Negative crops (``negative_boxes``, ``per_photo`` per photo, seeded) of the photos of ``sources``."""
     out: list[Image] = []
     rng = np.random.default_rng([seed, 17])
-    for name, items in by_file([b for b in boxes if b.source in sources]).items():
-        photo = read_photo(directory, name)
+    for _, photo, items in photos_of(directory, boxes, sources):
         out.extend(crop(photo, b, 0.0) for b in negative_boxes(items, rng, per_photo, size=photo.shape[0]))
     return out
 

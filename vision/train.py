@@ -93,8 +93,7 @@ class RealPool:
         self.faces: list[list[npt.NDArray[np.uint8]]] = [[] for _ in MODEL_CLASSES]
         self.negatives: list[npt.NDArray[np.uint8]] = []
         rng = np.random.default_rng([seed, 18])
-        for name, items in realdata.by_file([b for b in boxes if b.source in train]).items():
-            photo = realdata.read_photo(directory, name)
+        for _, photo, items in realdata.photos_of(directory, boxes, train):
             for b in items:
                 self.faces[MODEL_CLASSES.index(b.code)].append(realdata.region(photo, b, size=region_size))
             for b in realdata.negative_boxes(items, rng, NEGATIVES_PER_PHOTO, size=photo.shape[0]):

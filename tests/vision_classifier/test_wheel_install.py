@@ -54,6 +54,7 @@ def test_wheel_installed_outside_the_checkout_enrolls_and_classifies(tmp_path: P
     names = set(zipfile.ZipFile(wheel).namelist())
     for part in ("onnx", "json", "head.npz"):
         assert f"vision/models/tile_classifier.{part}" in names, part
+    assert "vision/real_label_fixes.csv" in names  # vision.realdata.read_labels applies it
 
     venv = tmp_path / "venv"
     made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path)
