@@ -54,6 +54,16 @@ class SerialConfig:
 #: (vision/models/tile_classifier.json, ``calibration.min_confidence``: chosen on real photographs so that at most
 #: 0.2 % of reads are confident and wrong, docs/vision.md); a test keeps the two equal.
 DEFAULT_MIN_CONFIDENCE = 0.6
+#: The threshold for the simulated camera (``source = "sim"``), which films rendered tile art, not photographs:
+#: the model card's ``calibration.simulated_camera.min_confidence``, chosen by the same rule on the synthetic
+#: held-out reads (``vision.modelcard``); a test keeps the two equal.  A configured ``min_confidence`` wins.
+DEFAULT_SIM_MIN_CONFIDENCE = 0.6
+
+
+def default_min_confidence(source: str) -> float:
+    """The camera's confidence threshold when the configuration sets none: the simulated camera's for ``sim``,
+    the real photographs' for every real source."""
+    return DEFAULT_SIM_MIN_CONFIDENCE if source == "sim" else DEFAULT_MIN_CONFIDENCE
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -225,11 +235,12 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     if not (cam_source in ("picamera2", "sim", "none") or cam_source.startswith(("opencv:", "file:"))):
         raise ConfigError(f"{c.where('source')} must be picamera2, opencv:<index>, file:<path>, sim or none; "
                           f"got {cam_source!r}")
+    threshold = c.number("min_confidence", float, default_min_confidence(cam_source), 0.0, 1.0)
     camera = CameraConfig(source=cam_source, fps=c.number("fps", float, 8.0, 0.5, 60.0),
                           width=c.number("width", int, 1920, 160, 4096),
                           height=c.number("height", int, 1080, 120, 3072),
                           model=c.get("model", str, ""),
-                          min_confidence=c.number("min_confidence", float, DEFAULT_MIN_CONFIDENCE, 0.0, 1.0),
+                          min_confidence=threshold,
                           hfov_deg=c.number("hfov_deg", float, 66.0, 20.0, 170.0),
                           tile_thickness_mm=c.number("tile_thickness_mm", float, 20.0, 0.0, 60.0),
                           marker_height_mm=c.number("marker_height_mm", float, 0.0, -50.0, 200.0))

@@ -130,7 +130,7 @@ def quantize(float_model: Path, out: Path, meta: dict[str, Any], real_dir: Path 
 
 def main(argv: list[str] | None = None) -> int:
     """Quantize an exported float model and its card (see the module docstring); prints one JSON line."""
-    from vision.train import card_figures
+    from vision.modelcard import card_figures
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", type=Path, required=True, help="the float ONNX model (its .json and head beside it)")

@@ -52,10 +52,11 @@ import numpy as np
 import numpy.typing as npt
 
 from vision import realdata
+from vision.modelcard import card_figures, evaluate
 from vision.synth.augment import augment, augment_views, working_scale
 from vision.synth.negatives import KINDS as NEGATIVE_KINDS
 from vision.synth.negatives import negative
-from vision.synth.render import CLASSES, HELD_OUT_STYLES, ONE_INK_P, available_styles, render_tile_face
+from vision.synth.render import CLASSES, ONE_INK_P, available_styles, render_tile_face
 
 INPUT_SIZE = 48
 MEAN = 0.5
@@ -385,29 +386,8 @@ def freeze_batch_norms(model: Any) -> None:
             m.eval()
 
 
-def evaluate(
-    logits: Callable[[list[npt.NDArray[np.uint8]]], npt.NDArray[np.float32]],
-    styles: tuple[str, ...],
-    per_class: int,
-    seed: int,
-    size: int = INPUT_SIZE,
-) -> dict[str, float]:
-    """Top-1 accuracy per style on freshly rendered, augmented ``size`` x ``size`` tiles (every class
-    ``per_class`` times), read by ``logits`` (crops -> N x C: ``torch_logits`` or an ONNX model's)."""
-    out: dict[str, float] = {}
-    rng = np.random.default_rng(seed)
-    for style in styles:
-        crops, labels = [], []
-        for y, code in enumerate(CLASSES):
-            for _ in range(per_class):
-                crops.append(augment(render_tile_face(code, style=style, rng=rng), rng, size))
-                labels.append(y)
-        out[style] = float((logits(crops).argmax(1) == np.array(labels)).mean())
-    return out
-
-
 def torch_logits(model: Any) -> Callable[[list[npt.NDArray[np.uint8]]], npt.NDArray[np.float32]]:
-    """``evaluate``'s reader for a torch model (put in eval mode)."""
+    """``vision.modelcard.evaluate``'s reader for a torch model (put in eval mode)."""
     import torch
 
     model.eval()
@@ -528,91 +508,6 @@ def train_step(
             ),
             flush=True,
         )
-
-
-def label_fixes_card(path: Path = realdata.LABEL_FIXES) -> dict[str, Any]:
-    """The model card's record of the corrections applied to the published boxes (``vision.realdata``)."""
-    fixes = realdata.read_label_fixes(path)
-    return {
-        "file": f"vision/{path.name}",
-        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "relabelled": sum(fx.fix != "drop" for fx in fixes),
-        "dropped": sum(fx.fix == "drop" for fx in fixes),
-    }
-
-
-def real_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
-    """The model card's real-photo entries for the exported model: the data and split, the temperature fitted
-    on the validation crops, the threshold chosen from it (``vision.realeval``) and the validation figures."""
-    from vision.classifier import OnnxTileClassifier
-    from vision.realeval import MAX_CONFIDENT_WRONG, MIN_CONFIDENT_SHARE, calibrate, measure, report
-
-    boxes = realdata.read_labels(real_dir)
-    train, val = realdata.split_sources(boxes, seed)
-    clf = OnnxTileClassifier.load(onnx_path, threads=1)
-    real = measure(clf, real_dir, seed, val)
-    temperature, threshold = calibrate(real)
-    figures = report(real, temperature, threshold)
-    return {
-        "real_photos": {
-            "data": "../shared/data/real-tiles (860 photos 640x640: 430 source photos x 2 versions; labels.csv)",
-            "credit": realdata.CREDIT,
-            "split": "by source photo: vision.realdata.split_sources"
-            f"(seed={seed}, val_fraction={realdata.VAL_FRACTION})",
-            "train_sources": len(train),
-            "val_sources": len(val),
-            "train_boxes": sum(b.source in train for b in boxes),
-            "val_boxes": sum(b.source in val for b in boxes),
-            "crop_margin": realdata.CROP_MARGIN,
-            "label_fixes": label_fixes_card(),
-        },
-        "calibration": {
-            "temperature": temperature,
-            "fitted_on": "real validation crops (negative log-likelihood)",
-            "min_confidence": threshold,
-            "rule": f"lowest threshold with confident-and-wrong <= {MAX_CONFIDENT_WRONG:.1%} of reads "
-            f"(target: >= {MIN_CONFIDENT_SHARE:.0%} of reads confident)",
-        },
-        "real_validation": figures,
-    }
-
-
-def enrollment_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
-    """The model card's ``real_enrollment`` (``vision.realeval.enrollment``) for the exported, calibrated model."""
-    from vision.classifier import OnnxTileClassifier
-    from vision.realeval import enrollment
-
-    return {"real_enrollment": enrollment(OnnxTileClassifier.load(onnx_path, threads=1), real_dir, seed)}
-
-
-def card_figures(
-    onnx_path: Path, meta: dict[str, Any], styles: tuple[str, ...], real_dir: Path | None, *, seed: int, per_class: int
-) -> dict[str, Any]:
-    """Measure the exported (float or int8) model and write its card next to it: synthetic held-out accuracy
-    of the training styles and of the unseen ones (``evaluate``, seeds ``10_000 + seed`` and ``20_000 +
-    seed``), then the real-photo entries (``real_card``, ``enrollment_card``) when ``real_dir`` is given.
-    Returns the card."""
-    from vision.classifier import OnnxTileClassifier
-
-    meta_path = onnx_path.with_suffix(".json")
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
-    clf = OnnxTileClassifier.load(onnx_path, threads=1)
-    size = int(meta["input"]["size"][0])
-    held_out = evaluate(clf.logits, styles, per_class, seed=10_000 + seed, size=size)
-    unseen = evaluate(clf.logits, HELD_OUT_STYLES, per_class, seed=20_000 + seed, size=size)
-    meta["held_out"] = {
-        "samples_per_style": len(CLASSES) * per_class,
-        "accuracy_per_style": {k: round(v, 4) for k, v in held_out.items()},
-        "accuracy": round(float(np.mean(list(held_out.values()))), 4),
-    }
-    meta["unseen_styles"] = {k: round(v, 4) for k, v in unseen.items()}
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
-    if real_dir is not None:
-        meta.update(real_card(onnx_path, real_dir, seed))
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
-        meta.update(enrollment_card(onnx_path, real_dir, seed))  # reads the calibration just written
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
-    return meta
 
 
 def main(argv: list[str] | None = None) -> int:

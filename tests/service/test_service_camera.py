@@ -110,7 +110,7 @@ async def test_a_configured_file_camera_runs_the_real_pipeline(tmp_path: Path) -
     discard event carrying its frame for the hawk-eye snapshot."""
     import cv2
 
-    from mjtable.config import parse_config
+    from mjtable.config import DEFAULT_SIM_MIN_CONFIDENCE, parse_config
     from mjtable.service.camera import FRAME_KEY, open_camera_source
 
     pytest.importorskip("onnxruntime")
@@ -118,7 +118,9 @@ async def test_a_configured_file_camera_runs_the_real_pipeline(tmp_path: Path) -
     scenes = [TableScene()] * 3 + [TableScene().with_seat(0, SeatScene(pond=("7z",)))] * 5
     for i, scene in enumerate(scenes):
         cv2.imwrite(str(tmp_path / f"{i:03d}.png"), cam.render(scene))
-    cfg = parse_config({"camera": {"source": f"file:{tmp_path}", "fps": 50.0}})
+    # the files are renders, not photographs: they are read at the simulated camera's threshold (mjtable.config)
+    cfg = parse_config({"camera": {"source": f"file:{tmp_path}", "fps": 50.0,
+                                   "min_confidence": DEFAULT_SIM_MIN_CONFIDENCE}})
     got = await _all_observations(open_camera_source(cfg))
     discards = [ev for ev in got if ev["type"] == "discard"]
     assert [(ev["seat"], ev["tiles"], ev["position"]) for ev in discards] == [(0, ["7z"], 0)], got

@@ -59,6 +59,22 @@ def test_file_errors(tmp_path: Path) -> None:
         load_config(bad)
 
 
+def test_the_simulated_camera_has_its_own_default_threshold() -> None:
+    """Rendered art and photographs are read with different confidence (mjtable.config, vision.modelcard): a
+    ``sim`` camera defaults to the simulated camera's threshold, every real source to the photographs'; a
+    configured threshold wins for both."""
+    from mjtable.config import DEFAULT_MIN_CONFIDENCE, DEFAULT_SIM_MIN_CONFIDENCE
+
+    def threshold(camera: dict[str, object]) -> float:
+        return parse_config({"camera": camera}).camera.min_confidence
+
+    assert threshold({"source": "sim"}) == DEFAULT_SIM_MIN_CONFIDENCE
+    for real in ("picamera2", "opencv:0", "file:/tmp", "none"):
+        assert threshold({"source": real}) == DEFAULT_MIN_CONFIDENCE
+    assert threshold({"source": "sim", "min_confidence": 0.91}) == 0.91
+    assert threshold({"source": "opencv:0", "min_confidence": 0.42}) == 0.42
+
+
 def test_relative_data_dir_is_relative_to_the_file(tmp_path: Path) -> None:
     f = tmp_path / "table.toml"
     f.write_text('[table]\nid = "T7"\ndata_dir = "data"\n[gpio]\nbuzzer = -1\nbuzzer_hz = 0\n')

@@ -132,6 +132,27 @@ def test_the_threshold_is_the_lowest_to_a_ten_thousandth() -> None:
     assert realeval.rates(conf, correct, th)[0] <= 0.002 < realeval.rates(conf, correct, th - 1e-4)[0]
 
 
+def test_the_simulated_cameras_threshold_follows_the_real_rule_on_the_synthetic_reads() -> None:
+    """vision.modelcard: the synthetic reads at the real temperature, pooled over the styles.  Six of 1000 reads
+    are wrong and the bound (0.2 %) lets two through: unsure (0.25) they leave the threshold at its floor 0.30,
+    sure they push it above themselves."""
+    from vision import modelcard
+
+    def reads(wrong_logit: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        logits = np.zeros((500, 4), np.float32)
+        logits[:, 1] = 6.0  # right and sure (softmax about 0.99)
+        labels = np.ones(500, np.int64)
+        labels[:3] = 2  # three wrong reads, as sure as ``wrong_logit`` makes them
+        logits[:3, 1] = wrong_logit
+        return {"a": (logits, labels), "b": (logits.copy(), labels.copy())}
+
+    low = modelcard.simulated_camera_card(reads(0.0), temperature=1.0)  # wrong at 0.25
+    assert low["min_confidence"] == 0.30 and low["confident"] == 0.994 and low["confident_wrong"] == 0.0
+    high = modelcard.simulated_camera_card(reads(7.0), temperature=1.0)  # sure wrong reads
+    assert high["min_confidence"] > 0.99 and high["confident_wrong"] <= 0.002
+    assert "1000" in high["measured_on"]
+
+
 def test_label_fixes_relabel_or_drop_their_box_and_skip_other_data_sets(tmp_path: Path) -> None:
     root = _fake_set(tmp_path, sources=2)
     published = realdata.read_labels(root, fixes=None)
