@@ -17,6 +17,7 @@ Pure functions of their arguments (the photos are read from disk); any thread.
 from __future__ import annotations
 
 import csv
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ REGION = 80
 #: Corrections of published boxes (``read_label_fixes``): ``file,x,y,tile,fix,reason``, ``fix`` a tile code or
 #: ``drop`` (no tile face in the box).
 LABEL_FIXES = Path(__file__).resolve().parent / "real_label_fixes.csv"
+LABEL_FIX_COLUMNS = ("file", "x", "y", "tile", "fix", "reason")
+#: The data set's tile codes (no red fives): what a label fix may name.
+TILE_CODE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f")
 #: A fix names its box by file, code and top-left corner, to this many pixels.
 FIX_TOLERANCE_PX = 0.05
 #: Odds of the simulated camera's low-resolution and blur steps on a real training crop (``augment_region``):
@@ -80,13 +84,47 @@ class LabelFix:
     reason: str
 
 
+def _corner(value: str, name: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        v = float("nan")
+    if not np.isfinite(v):
+        raise ValueError(f"{name} {value!r} is not a number")
+    return v
+
+
+def _label_fix(row: dict[str, str | None]) -> LabelFix:
+    """One row of the fixes file, checked (ValueError saying what is wrong)."""
+    for key in LABEL_FIX_COLUMNS:
+        if not row.get(key):
+            raise ValueError(f"{key} is missing")
+    file, tile, fix, reason = (str(row[k]) for k in ("file", "tile", "fix", "reason"))
+    x, y = _corner(str(row["x"]), "x"), _corner(str(row["y"]), "y")
+    if not TILE_CODE.fullmatch(tile):
+        raise ValueError(f"tile {tile!r} is not a tile code")
+    if fix != "drop" and not TILE_CODE.fullmatch(fix):
+        raise ValueError(f"fix {fix!r} is neither a tile code nor drop")
+    if fix == tile:
+        raise ValueError(f"fix {fix!r} is the published tile")
+    return LabelFix(file, x, y, tile, fix, reason)
+
+
 def read_label_fixes(path: Path = LABEL_FIXES) -> list[LabelFix]:
-    """The fixes of ``path``; OSError / ValueError for a bad file."""
+    """The fixes of ``path`` (columns ``LABEL_FIX_COLUMNS``); OSError for an unreadable file, ValueError naming
+    the file and line for a malformed one (a missing column or field, a corner that is not a number, a code
+    that is not one of the data set's)."""
+    out = []
     with open(path, newline="") as fh:
-        return [
-            LabelFix(r["file"], float(r["x"]), float(r["y"]), r["tile"], r["fix"], r["reason"])
-            for r in csv.DictReader(fh)
-        ]
+        reader = csv.DictReader(fh)
+        if reader.fieldnames is None or not set(LABEL_FIX_COLUMNS) <= set(reader.fieldnames):
+            raise ValueError(f"{path}: needs the columns {','.join(LABEL_FIX_COLUMNS)} (has {reader.fieldnames})")
+        for row in reader:
+            try:
+                out.append(_label_fix(row))
+            except ValueError as exc:
+                raise ValueError(f"{path}: line {reader.line_num}: {exc}") from exc
+    return out
 
 
 def apply_fixes(boxes: list[Box], fixes: list[LabelFix]) -> list[Box]:

@@ -3,6 +3,7 @@ the calibration maths, on a small fake data set written here (no real photos nee
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import cv2
@@ -177,6 +178,32 @@ def test_a_label_fix_that_matches_no_box_is_an_error(tmp_path: Path) -> None:
     fixes.write_text(f"file,x,y,tile,fix,reason\n{b.file},{b.x + 3},{b.y},{b.code},9m,moved\n")
     with pytest.raises(ValueError, match="matches 0 boxes"):
         realdata.read_labels(root, fixes=fixes)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("0001-0.jpg,ten,5,1m,2m,typo\n", "line 2: x 'ten' is not a number"),
+        ("0001-0.jpg,1,5,1m,2m,ok\n0001-0.jpg,1,nan,1m,2m,nan\n", "line 3: y 'nan' is not a number"),
+        ("0001-0.jpg,1,5,1m,9x,no such tile\n", "line 2: fix '9x' is neither a tile code nor drop"),
+        ("0001-0.jpg,1,5,0m,2m,red five\n", "line 2: tile '0m' is not a tile code"),
+        ("0001-0.jpg,1,5,1m,1m,same\n", "line 2: fix '1m' is the published tile"),
+        ("0001-0.jpg,1,5,1m\n", "line 2: fix is missing"),
+        ("0001-0.jpg,1,5,1m,2m,\n", "line 2: reason is missing"),
+    ],
+)
+def test_a_malformed_label_fix_is_an_error_naming_its_line(tmp_path: Path, rows: str, message: str) -> None:
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text("file,x,y,tile,fix,reason\n" + rows)
+    with pytest.raises(ValueError, match=f"^{fixes}: " + re.escape(message)):
+        realdata.read_label_fixes(fixes)
+
+
+def test_a_label_fixes_file_without_its_columns_is_an_error(tmp_path: Path) -> None:
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text("file,x,y,tile\n0001-0.jpg,1,5,1m\n")
+    with pytest.raises(ValueError, match="columns file,x,y,tile,fix,reason"):
+        realdata.read_label_fixes(fixes)
 
 
 def test_the_shipped_label_fixes_name_real_codes_and_give_reasons() -> None:
