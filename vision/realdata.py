@@ -41,6 +41,7 @@ REGION = 80
 #: Corrections of published boxes (``read_label_fixes``): ``file,x,y,tile,fix,reason``, ``fix`` a tile code or
 #: ``drop`` (no tile face in the box).
 LABEL_FIXES = Path(__file__).resolve().parent / "real_label_fixes.csv"
+#: The columns a fixes file must have (``read_label_fixes``).
 LABEL_FIX_COLUMNS = ("file", "x", "y", "tile", "fix", "reason")
 #: The data set's tile codes (no red fives): what a label fix may name.
 TILE_CODE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f")
