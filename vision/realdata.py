@@ -17,7 +17,6 @@ Pure functions of their arguments (the photos are read from disk); any thread.
 from __future__ import annotations
 
 import csv
-import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import numpy.typing as npt
+
+from mjtable.tiles import ALL_FACES, ALL_FLOWERS
 
 Image = npt.NDArray[np.uint8]
 
@@ -43,8 +44,9 @@ REGION = 80
 LABEL_FIXES = Path(__file__).resolve().parent / "real_label_fixes.csv"
 #: The columns a fixes file must have (``read_label_fixes``).
 LABEL_FIX_COLUMNS = ("file", "x", "y", "tile", "fix", "reason")
-#: The data set's tile codes (no red fives): what a label fix may name.
-TILE_CODE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f")
+#: The data set's tile codes (the 34 faces and 8 flowers of ``mjtable.tiles``, no red fives): what a label fix
+#: may name.
+DATA_SET_CODES = frozenset(t.code for t in (*ALL_FACES, *ALL_FLOWERS))
 #: A fix names its box by file, code and top-left corner, to this many pixels.
 FIX_TOLERANCE_PX = 0.05
 #: Odds of the simulated camera's low-resolution and blur steps on a real training crop (``augment_region``):
@@ -102,9 +104,9 @@ def _label_fix(row: dict[str, str | None]) -> LabelFix:
             raise ValueError(f"{key} is missing")
     file, tile, fix, reason = (str(row[k]) for k in ("file", "tile", "fix", "reason"))
     x, y = _corner(str(row["x"]), "x"), _corner(str(row["y"]), "y")
-    if not TILE_CODE.fullmatch(tile):
+    if tile not in DATA_SET_CODES:
         raise ValueError(f"tile {tile!r} is not a tile code")
-    if fix != "drop" and not TILE_CODE.fullmatch(fix):
+    if fix != "drop" and fix not in DATA_SET_CODES:
         raise ValueError(f"fix {fix!r} is neither a tile code nor drop")
     if fix == tile:
         raise ValueError(f"fix {fix!r} is the published tile")
