@@ -510,8 +510,8 @@ def train_step(
         )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m vision.train`` (``vision.lineage`` checks its stages against it)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("vision/models"))
     p.add_argument("--steps", type=int, default=8000)
@@ -559,6 +559,12 @@ def main(argv: list[str] | None = None) -> int:
         default=True,
         help="ship the int8 model (vision.quantize; the float one is kept as " + FLOAT_FILE + ")",
     )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train, evaluate, export; writes tile_classifier.onnx and tile_classifier.json into --out."""
+    p = parser()
     args = p.parse_args(argv)
     real_dir: Path | None = None if str(args.real) == "none" else args.real
     widths = tuple(int(v) for v in args.widths.split(","))
