@@ -4,7 +4,8 @@
   ``{"file", "tile", "confidence", "top3": [[code, p], ...]}``; an unreadable or corrupt file gives
   ``{"file", "error"}`` and the others continue (exit code 1 when any file failed).
 - ``mjtable vision enroll DIR [--out FILE]``: adapt to a venue's own set from ``DIR/<code>/*.jpg``; prints
-  the accuracy before/after on held-out photos and saves the adapted head (see vision.classifier.enroll).
+  the accuracy before/after on held-out photos and saves the adapted head, unless it reads them worse (exit
+  code 3; ``--keep-worse`` saves it anyway; see vision.classifier.enroll).
 - ``mjtable vision markers --out markers.pdf``: the four table markers on one page at true size
   (:mod:`vision.markers`).
 - ``calibrate IMAGE`` / ``watch SOURCE ...`` / ``capture SOURCE --out DIR``: the pipeline's commands
@@ -49,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     e.add_argument("--model", type=Path, default=None)
     e.add_argument("--seed", type=int, default=0, help="seed of the before/after split of the photos")
+    e.add_argument(
+        "--keep-worse",
+        action="store_true",
+        help="save the adapted head even when it reads the held-out photos worse than the shipped one",
+    )
     m = sub.add_parser("markers", help="print the table's ArUco markers at true size (PDF or PNG)")
     from vision import markers
 
@@ -156,7 +162,9 @@ def run(args: argparse.Namespace) -> int:
         if args.vision_command == "enroll":
             from vision.classifier.enroll import enroll_command
 
-            return enroll_command(args.directory, args.out, model=args.model, seed=args.seed)
+            return enroll_command(
+                args.directory, args.out, model=args.model, seed=args.seed, keep_worse=args.keep_worse
+            )
         return _pipeline(args)
     except (ModelError, OSError, ValueError) as exc:
         print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), file=sys.stdout)

@@ -322,14 +322,40 @@ def enroll_dir(
     return final, report
 
 
-def enroll_command(directory: Path, out: Path, *, model: Path | None = None, seed: int = 0) -> int:
+#: exit code of ``enroll`` when the adapted head reads the held-out photos worse than the shipped one
+WORSE_EXIT = 3
+
+
+def refusal(report: dict[str, Any]) -> str | None:
+    """Why an enrollment must not be saved, or None: it reads the held-out photos worse than the shipped head.
+    (A model trained on real photographs may already read a venue's set well; a head fitted on a few photos then
+    only loses, and its confidences are no longer those the threshold was calibrated on.)"""
+    before, after = report["accuracy_before"], report["accuracy_after"]
+    if after < before:  # NaN (no held-out photo) compares False: nothing to refuse on
+        return (
+            f"enrollment lowered the accuracy on the held-out photos ({before:.2%} -> {after:.2%}): not saved, "
+            "the shipped model stays as it is; add photos (more per face, the venue's light) and enroll again, "
+            "or pass --keep-worse"
+        )
+    return None
+
+
+def enroll_command(
+    directory: Path, out: Path, *, model: Path | None = None, seed: int = 0, keep_worse: bool = False
+) -> int:
     """``mjtable vision enroll``: one ``{"file", "error"}`` JSON line per photo it could not read (the others
-    are used), then one JSON line (report + saved path); exit code 0, or 1 when a photo was skipped."""
+    are used), then one JSON line (report + saved path, or ``refused`` with the reason); exit code 0, 1 when a
+    photo was skipped, WORSE_EXIT when the enrollment read the held-out photos worse and was not saved
+    (``keep_worse``: save it anyway)."""
     clf = OnnxTileClassifier.load(model)
     errors: list[dict[str, str]] = []
     enrollment, report = enroll_dir(clf, directory, seed, errors)
     for err in errors:
         print(json.dumps(err), flush=True)
+    why = None if keep_worse else refusal(report)
+    if why is not None:
+        print(json.dumps({**report, "skipped": len(errors), "saved": None, "refused": why}))
+        return WORSE_EXIT
     enrollment.save(out)
     print(json.dumps({**report, "skipped": len(errors), "saved": str(out)}))
     return 1 if errors else 0
