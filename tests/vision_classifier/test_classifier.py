@@ -35,16 +35,24 @@ def test_accuracy_on_300_fresh_held_out_tiles(clf: OnnxTileClassifier) -> None:
 
 
 def test_face_is_reported_whatever_the_rotation(clf: OnnxTileClassifier) -> None:
-    rng = np.random.default_rng(99)
+    """Each clean render read in its four quarter turns (a large, clean, sideways-or-not photo), five draws of
+    every class (seeds 99-103): the four turns agree, and the reads are right.  (One draw alone, seed 99, decides
+    on a single render: the synthetic-only model of 2320d7e disagreed with itself on 4 of its 46 tiles there,
+    the real-trained one reads all four turns of its one 3f as 1f; on 33,120 clean renders in four turns, all
+    styles, they read 99.94 and 99.92 %, docs/vision.md.)"""
     crops, truth = [], []
-    for code in CLASSES:
-        face = render_tile_face(code, style="cn-sans", rng=rng)
-        for k in range(4):
-            crops.append(np.ascontiguousarray(np.rot90(face, k)))  # a large, clean, sideways-or-not photo
-            truth.append(code)
-    got = [p.code for p in clf.classify(crops)]
-    acc = np.mean([g == c for g, c in zip(got, truth, strict=True)])
-    assert acc >= 0.98, [(c, g) for c, g in zip(truth, got, strict=True) if c != g]
+    for seed in range(99, 104):
+        rng = np.random.default_rng(seed)
+        for code in CLASSES:
+            face = render_tile_face(code, style="cn-sans", rng=rng)
+            for k in range(4):
+                crops.append(np.ascontiguousarray(np.rot90(face, k)))
+                truth.append(code)
+    got = np.array([p.code for p in clf.classify(crops)]).reshape(-1, 4)
+    right = got == np.array(truth).reshape(-1, 4)
+    agree = (got == got[:, :1]).all(axis=1)
+    assert agree.mean() >= 0.99, [list(row) for row in got[~agree]]
+    assert right.mean() >= 0.98, [(c, g) for c, g in zip(truth, got.ravel(), strict=True) if c != g]
 
 
 def test_predictions_are_probabilities_with_a_sorted_top3(clf: OnnxTileClassifier) -> None:
@@ -82,19 +90,6 @@ def test_missing_or_corrupt_model_gives_model_error(tmp_path: Path) -> None:
         OnnxTileClassifier.load(bad)
 
 
-def _card() -> dict[str, object]:
-    try:
-        return dict(json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text()))
-    except (OSError, ValueError):
-        return {}
-
-
-@pytest.mark.xfail(
-    "calibration" not in _card(),
-    reason="issue 15 point 3: the committed model (2320d7e) has no calibration; the real-trained candidates (real"
-    " top-1 92-93 %) miss the synthetic bound or the rotation test (docs/vision.md, runs K and L)",
-    strict=True,
-)
 def test_the_services_default_threshold_is_the_model_cards() -> None:
     """Issue 15: ``min_confidence`` is chosen on real photographs with the model (vision.realeval) and written in
     its card; the service's default (mjtable.config) is that value, and the card's calibration is applied."""
@@ -107,11 +102,6 @@ def test_the_services_default_threshold_is_the_model_cards() -> None:
     assert figures["threshold"] == DEFAULT_MIN_CONFIDENCE
 
 
-@pytest.mark.xfail(
-    "calibration" not in _card(),
-    reason="issue 15 point 3: the committed model (2320d7e) has no calibration (see the test above)",
-    strict=True,
-)
 def test_the_simulated_cameras_default_threshold_is_the_model_cards() -> None:
     """The simulated camera films rendered art: its default threshold is the card's, chosen by the real rule on
     the synthetic held-out reads (vision.modelcard); a configured threshold still wins."""

@@ -22,24 +22,6 @@ NOT_A_FACE = ("back", "not_a_tile")
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
 
 
-def _committed_classes() -> list[str]:
-    try:
-        return list(json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())["classes"])
-    except (OSError, ValueError, KeyError):
-        return []
-
-
-#: Issue 15 point 4 is NOT met by the committed model (commit 2320d7e, no ``not_a_tile`` class: a 2x2 white
-#: image reads 5z at 0.96): these tests fail with it and are expected to (strict: they must pass, and this mark
-#: must go, once a model trained by ``vision.train`` with ``--real`` is committed; docs/vision.md, Real photographs).
-OLD_MODEL = pytest.mark.xfail(
-    "not_a_tile" not in _committed_classes(),
-    reason="issue 15: the committed model (2320d7e) has no not_a_tile class; the real-trained candidates (real top-1"
-    " 92-93 %) miss the synthetic bound or the rotation test (docs/vision.md, runs K and L), so none is committed",
-    strict=True,
-)
-
-
 @pytest.fixture(scope="module")
 def clf() -> OnnxTileClassifier:
     return OnnxTileClassifier.load(threads=1)
@@ -61,14 +43,13 @@ def _confident_faces(clf: OnnxTileClassifier, images: list[np.ndarray]) -> list[
     ]
 
 
-@pytest.mark.parametrize("kind", [k if k == "transparent" else pytest.param(k, marks=OLD_MODEL) for k in KINDS])
+@pytest.mark.parametrize("kind", KINDS)
 def test_no_kind_of_negative_reads_as_a_confident_face(clf: OnnxTileClassifier, kind: str) -> None:
     rng = np.random.default_rng([4242, KINDS.index(kind)])  # training draws from seeds [0, step]
     images = [negative(kind, rng, int(rng.choice([32, 48, 96]))) for _ in range(40)]
     assert _confident_faces(clf, images) == []
 
 
-@OLD_MODEL
 def test_tiny_blank_and_transparent_images(clf: OnnxTileClassifier) -> None:
     white = np.full((2, 2, 3), 255, np.uint8)  # read 5z at 0.96 before issue 15
     black = np.zeros((3, 3, 3), np.uint8)
@@ -85,7 +66,6 @@ def test_tile_backs_read_as_backs_or_not_confidently(clf: OnnxTileClassifier) ->
     assert _confident_faces(clf, backs) == []
 
 
-@OLD_MODEL
 def test_regions_of_real_photos_outside_the_boxes(clf: OnnxTileClassifier) -> None:
     files = sorted(DATA.glob("*.png"))
     assert len(files) >= 20
