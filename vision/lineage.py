@@ -76,8 +76,8 @@ def stage_argv(stage: Stage, out: Path) -> list[str]:
     return argv
 
 
-def teacher_from_git(out: Path, repo: Path) -> bool:
-    """Write 2320d7e's model files into ``out/teacher``; False when ``repo`` is not a git checkout holding it."""
+def teacher_blobs(repo: Path) -> list[bytes] | None:
+    """2320d7e's model files (``TEACHER_FILES``) from git; None when ``repo`` is not a checkout holding them."""
     blobs = []
     for name in TEACHER_FILES:
         got = subprocess.run(
@@ -86,8 +86,16 @@ def teacher_from_git(out: Path, repo: Path) -> bool:
             check=False,
         )
         if got.returncode != 0:
-            return False
+            return None
         blobs.append(got.stdout)
+    return blobs
+
+
+def teacher_from_git(out: Path, repo: Path) -> bool:
+    """Write 2320d7e's model files into ``out/teacher``; False when ``repo`` is not a git checkout holding it."""
+    blobs = teacher_blobs(repo)
+    if blobs is None:
+        return False
     (out / "teacher").mkdir(parents=True, exist_ok=True)
     for name, blob in zip(TEACHER_FILES, blobs, strict=True):
         (out / "teacher" / name).write_bytes(blob)
@@ -109,7 +117,8 @@ def run_chain(out: Path, *, retrain_teacher: bool = False, dry_run: bool = False
     """Train every stage not yet done under ``out``; returns the last stage's directory."""
     repo = Path(__file__).resolve().parent.parent
     if not _done(out / "teacher"):
-        if not retrain_teacher and not dry_run and teacher_from_git(out, repo):
+        from_git = not retrain_teacher and (teacher_blobs(repo) is not None if dry_run else teacher_from_git(out, repo))
+        if from_git:
             print(json.dumps({"teacher": f"git show {TEACHER_COMMIT}", "to": str(out / "teacher")}), flush=True)
         else:
             _train(["--out", str(out / "teacher"), *TEACHER_ARGS], dry_run)

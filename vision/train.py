@@ -1,16 +1,17 @@
 """Train the tile classifier on real photographs and synthetic tiles and export it to ONNX (needs torch: the
 ``train`` extra).
 
-One command trains the real-trained model from the committed synthetic-only one (commit 2320d7e, itself this
-script's output on synthetic tiles only: ``--real none --steps 8000 --lr 3e-3 --neg-share 0 --bf16``, older
-code)::
+The committed model is the last of a chain of runs of this script, each starting from the one before
+(``python -m vision.lineage`` runs the whole chain, with the options of each run).  One run from the
+synthetic-only model of commit 2320d7e (itself this script's output on synthetic tiles only: ``--real none
+--steps 8000 --lr 3e-3 --neg-share 0 --bf16``, older code)::
 
     git show 2320d7e:vision/models/tile_classifier.onnx > /tmp/base.onnx
     git show 2320d7e:vision/models/tile_classifier.json > /tmp/base.json
     .venv/bin/python -m vision.train --out /tmp/real --init /tmp/base.onnx
 
-The defaults are the best recipe found for issue 15 (docs/vision.md, run E: real validation top-1 87.8 %,
-synthetic held-out 98.6 %, so NOT committed: the committed model is still 2320d7e's): 8000 steps, batch 96 = 48
+The defaults are the first recipe that paid for issue 15 (docs/vision.md, run E: real validation top-1 87.8 %,
+synthetic held-out 98.6 %): 8000 steps, batch 96 = 48
 real crops + 12 not-a-tile + 36 synthetic, lr 2e-3, 48 x 48 input, float32, one torch thread and one batch-maker
 process, seed 0; the real photographs from ``../shared/data/real-tiles``, split by source photo with ``--seed``,
 see ``vision.realdata``.  After training, the model card gets the real validation figures, the temperature

@@ -37,7 +37,7 @@ def test_accuracy_on_300_fresh_held_out_tiles(clf: OnnxTileClassifier) -> None:
 def test_face_is_reported_whatever_the_rotation(clf: OnnxTileClassifier) -> None:
     """Each clean render read in its four quarter turns (a large, clean, sideways-or-not photo), five draws of
     every class (seeds 99-103): the four turns agree, and the reads are right.  (One draw alone, seed 99, decides
-    on a single render: the synthetic-only model of 2320d7e disagreed with itself on 4 of its 46 tiles there,
+    on a single render: the synthetic-only model of 2320d7e disagreed with itself on one of its 46 tiles there,
     the real-trained one reads all four turns of its one 3f as 1f; on 33,120 clean renders in four turns, all
     styles, they read 99.94 and 99.92 %, docs/vision.md.)"""
     crops, truth = [], []

@@ -47,7 +47,13 @@ def test_a_dry_run_prints_every_command_and_trains_nothing(tmp_path: Path, capsy
     assert lineage.main(["--out", str(tmp_path / "chain"), "--dry-run"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     runs = [line["run"] for line in lines if "run" in line]
-    assert len(runs) == 1 + len(lineage.STAGES)  # the teacher, then every stage
+    # the teacher (taken from git when this checkout holds it, else trained), then every stage
+    teacher_trained = lineage.teacher_blobs(REPO) is None
+    assert len(runs) == teacher_trained + len(lineage.STAGES)
+    assert any("teacher" in line for line in lines) != teacher_trained
+    assert lineage.main(["--out", str(tmp_path / "chain"), "--dry-run", "--retrain-teacher"]) == 0
+    retrained = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sum("run" in line for line in retrained) == 1 + len(lineage.STAGES)
     assert all(run[:2] == ["-m", "vision.train"] for run in runs)
     assert lines[-1]["final"] == str(tmp_path / "chain" / lineage.STAGES[-1].name)
     assert not (tmp_path / "chain").exists()
