@@ -13,10 +13,11 @@ trained with; the last one's output is what ``vision/models`` holds.
 - A stage whose ``DIR/<stage>/tile_classifier.json`` exists is skipped, so a stopped chain resumes where it was.
 - ``--install DIR`` copies the last stage's int8 model, card and head there (e.g. ``vision/models``).
 
-What it does not promise: bit-identical weights.  The stages run 2 torch threads (one thread would take twice as
-long), whose reductions are not ordered, and runs I and J were trained before the label fixes
-(``vision/real_label_fixes.csv``) that every stage now applies.  A rerun gives a model of the same recipe whose
-card figures are measured again by the same code; docs/vision.md records those of the committed one.
+Reproduction: on the machine that trained it, the last stage rerun by this command (I to L in place) gave a
+byte-identical model, head and card (but for the training time), with 2 torch threads; another CPU or torch
+build may not.  Runs I and J were trained before the label fixes (``vision/real_label_fixes.csv``) that every
+stage now applies, so a rerun of the whole chain gives a model of the same recipe whose card is measured again
+by the same code; docs/vision.md records the committed one's figures.
 Main thread only: each stage is a ``python -m vision.train`` child process.
 """
 
