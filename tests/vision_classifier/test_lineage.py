@@ -30,17 +30,11 @@ def test_every_stage_is_a_valid_training_command_starting_from_the_last_ones_flo
 def test_the_committed_card_is_the_last_stages_recipe() -> None:
     meta = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
     recipe = meta["recipe"]
-    if "real_validation" in meta:  # a real-trained model: the chain's last stage
-        argv = lineage.stage_argv(lineage.STAGES[-1], Path("/x"))
-    else:  # the synthetic-only model of 2320d7e: the teacher's recipe
-        argv = ["--out", "/x", *lineage.TEACHER_ARGS]
-    args = train.parser().parse_args(argv)
+    args = train.parser().parse_args(lineage.stage_argv(lineage.STAGES[-1], Path("/x")))
     widths = [int(w) for w in args.widths.split(",")]
     assert (recipe["steps"], recipe["lr"], recipe["widths"]) == (args.steps, args.lr, widths)
-    assert recipe.get("real_share", 0.0) == (args.real_share if str(args.real) != "none" else 0.0)
-    if "real_validation" in meta:
-        assert recipe["teacher"]["weight"] == args.distill and recipe["neg_share"] == args.neg_share
-        assert recipe["init"]["file"] == train.FLOAT_FILE
+    assert (recipe["real_share"], recipe["neg_share"]) == (args.real_share, args.neg_share)
+    assert recipe["teacher"]["weight"] == args.distill and recipe["init"]["file"] == train.FLOAT_FILE
 
 
 def test_a_dry_run_prints_every_command_and_trains_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -51,11 +45,11 @@ def test_a_dry_run_prints_every_command_and_trains_nothing(tmp_path: Path, capsy
     teacher_trained = lineage.teacher_blobs(REPO) is None
     assert len(runs) == teacher_trained + len(lineage.STAGES)
     assert any("teacher" in line for line in lines) != teacher_trained
+    assert all(run[:2] == ["-m", "vision.train"] for run in runs)
+    assert lines[-1]["final"] == str(tmp_path / "chain" / lineage.STAGES[-1].name)
     assert lineage.main(["--out", str(tmp_path / "chain"), "--dry-run", "--retrain-teacher"]) == 0
     retrained = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert sum("run" in line for line in retrained) == 1 + len(lineage.STAGES)
-    assert all(run[:2] == ["-m", "vision.train"] for run in runs)
-    assert lines[-1]["final"] == str(tmp_path / "chain" / lineage.STAGES[-1].name)
     assert not (tmp_path / "chain").exists()
 
 
@@ -76,6 +70,5 @@ def test_the_teacher_comes_from_git_as_the_chain_used_it(tmp_path: Path) -> None
         pytest.skip(f"this checkout does not hold commit {lineage.TEACHER_COMMIT} (a shallow clone)")
     onnx = (tmp_path / "b" / "teacher" / "tile_classifier.onnx").read_bytes()
     assert json.loads((tmp_path / "b" / "teacher" / "tile_classifier.json").read_text())["recipe"]["steps"] == 8000
-    meta = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
-    if meta["recipe"].get("teacher"):  # the committed model recorded the teacher it copied
-        assert hashlib.sha256(onnx).hexdigest() == meta["recipe"]["teacher"]["sha256"]
+    meta = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())  # it records the teacher it copied
+    assert hashlib.sha256(onnx).hexdigest() == meta["recipe"]["teacher"]["sha256"]

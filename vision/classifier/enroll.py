@@ -352,10 +352,11 @@ def enroll_command(
     enrollment, report = enroll_dir(clf, directory, seed, errors)
     for err in errors:
         print(json.dumps(err), flush=True)
+    report["skipped"] = len(errors)
     why = None if keep_worse else refusal(report)
     if why is not None:
-        print(json.dumps({**report, "skipped": len(errors), "saved": None, "refused": why}))
+        print(json.dumps({**report, "saved": None, "refused": why}))
         return WORSE_EXIT
     enrollment.save(out)
-    print(json.dumps({**report, "skipped": len(errors), "saved": str(out)}))
+    print(json.dumps({**report, "saved": str(out)}))
     return 1 if errors else 0
