@@ -102,6 +102,9 @@ class PahoPublisher:
         self._early_acks: set[int] = set()  # PUBACKs that beat the mid registration
         self._untracked: set[int] = set()  # mids published outside the outbox (QoS 0, online, will)
         self._subs: dict[str, tuple[MessageHandler, int]] = {}
+        # True once the connect callback has read _subs for the current session (under _lock): a later subscribe
+        # sends its own SUBSCRIBE, an earlier one is in what the callback read; never both, never neither
+        self._subs_live = False
         self._connected = threading.Event()
         self._closed = False
         self._resend_backlog = False  # True from start() until the first connect has flushed the outbox
@@ -216,7 +219,8 @@ class PahoPublisher:
     def subscribe(self, topic_filter: str, handler: MessageHandler, *, qos: int = 1) -> None:
         with self._lock:
             self._subs[topic_filter] = (handler, qos)
-        if self.connected:
+            live = self._subs_live
+        if live:
             self._client.subscribe(topic_filter, qos=qos)
 
     # -- paho callbacks (network thread) -------------------------------------------------------------------
@@ -231,6 +235,7 @@ class PahoPublisher:
         self._flush_backlog()
         with self._lock:
             subs = list(self._subs.items())
+            self._subs_live = True
         for topic_filter, (_, qos) in subs:
             client.subscribe(topic_filter, qos=qos)
         if self._online is not None:
@@ -319,6 +324,8 @@ class PahoPublisher:
         return len(held)
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        with self._lock:
+            self._subs_live = False
         self._connected.clear()
         if not self._closed:
             LOGGER.warning("lost broker %s:%s (%s); %d messages kept for resending", self.host, self.port, reason,

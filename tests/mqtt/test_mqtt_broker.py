@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -266,3 +267,47 @@ def test_the_websockets_port_is_never_the_mqtt_port(monkeypatch: pytest.MonkeyPa
     conf = b._write_config().read_text()
     assert (b.port, b.ws_port) == (50001, 50002)
     assert conf.count("listener 50001 ") == 1 and conf.count("listener 50002 ") == 1
+
+
+def test_a_subscription_made_while_the_client_connects_is_not_lost(mosquitto: LocalMosquitto) -> None:
+    """A subscription made on another thread in the middle of the connect handshake (after the connect callback
+    has read the subscriptions, before it marks the client connected) must still reach the broker.  Found in CI:
+    the service's command topic was subscribed just then, and the referee's ``clear_fault`` never arrived."""
+    import threading
+
+    t = TableTopics("T4")
+    pub = PahoPublisher(mosquitto.host, mosquitto.port, "mjtable-table-T4", online=status_message(t, "online"))
+    got: list[bytes] = []
+    arrived = threading.Event()
+    real_register = pub._register
+    raced: list[bool] = []
+
+    def on_command(topic: str, payload: bytes) -> None:
+        got.append(payload)
+        arrived.set()
+
+    def register_then_race(mid: int, rowid: int | None) -> None:  # runs inside _on_connect (the online status)
+        real_register(mid, rowid)
+        if not raced:
+            raced.append(True)
+            other = threading.Thread(target=pub.subscribe, args=(t.command, on_command))
+            other.start()
+            other.join()
+
+    pub._register = register_then_race  # type: ignore[method-assign]
+    pub.start()
+    try:
+        assert pub.wait_connected(10), pub.last_connect_error
+        assert raced
+        sender = PahoPublisher(mosquitto.host, mosquitto.port, "referee-T4").start()
+        try:
+            assert sender.wait_connected(10)
+            deadline = time.monotonic() + 5
+            while not arrived.is_set() and time.monotonic() < deadline:  # the SUBACK may still be on its way
+                sender.publish(t.command, b'{"command": "resume"}', qos=1)
+                arrived.wait(0.2)
+        finally:
+            sender.close()
+        assert got, "the command topic was never subscribed"
+    finally:
+        pub.close()
