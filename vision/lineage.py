@@ -63,7 +63,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("J", ("--steps", "20000", "--lr", "1e-3", "--real-share", "0.45", "--distill", "0.5", *_WIDE), "I", True),
     Stage("K", ("--steps", "10000", "--lr", "5e-4", "--real-share", "0.4", "--distill", "1.0", *_WIDE), "J", True),
     Stage("L", ("--steps", "7000", "--lr", "3e-4", "--real-share", "0.35", "--distill", "2.0", *_WIDE), "K", True),
-    Stage("M", ("--steps", "5000", "--lr", "2e-4", "--real-share", "0.35", "--distill", "3.0", *_WIDE), "L", True),
+    Stage("M", ("--steps", "5000", "--lr", "2e-4", "--real-share", "0.35", "--distill", "3.0", *_WIDE,
+               "--test-time", "mirror"), "L", True),
 )
 
 

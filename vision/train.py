@@ -26,7 +26,8 @@ average pooling, a 96-d embedding and a linear head over ``MODEL_CLASSES``), tra
 bfloat16 autocast, faster only on CPUs with AVX512-BF16).  The ONNX file has two outputs, ``logits`` and
 ``embedding``; the head's weights are also saved as ``tile_classifier.head.npz`` (venue enrollment fine-tunes
 them on the embeddings of the venue's photos).  The metadata JSON records classes, input size, normalisation,
-seed, recipe, training time and the held-out accuracy
+seed, recipe, training time, how the service reads a crop (``--test-time``: once, or also mirrored with
+the two reads averaged; every figure of the card is measured that way) and the held-out accuracy
 per style measured on freshly rendered tiles (new seed) with the same augmentation, plus the accuracy on the
 styles held out of training.
 
@@ -53,6 +54,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision import realdata
+from vision.classifier.model import TEST_TIME_READS
 from vision.modelcard import card_figures, evaluate
 from vision.synth.augment import augment, augment_views, working_scale
 from vision.synth.negatives import KINDS as NEGATIVE_KINDS
@@ -555,6 +557,13 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--distill", type=float, default=1.0, help="weight of the teacher's term in the loss")
     p.add_argument(
+        "--test-time",
+        choices=TEST_TIME_READS,
+        default="none",
+        help="how the service reads a crop (the card's input.test_time; measured and calibrated so): none, or "
+        "mirror (the crop and its mirror, logits averaged: twice the network time)",
+    )
+    p.add_argument(
         "--quantize",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -641,6 +650,7 @@ def main(argv: list[str] | None = None) -> int:
             "scale": 1 / 255,
             "mean": MEAN,
             "std": STD,
+            "test_time": args.test_time,
         },
         "outputs": ["logits", "embedding"],
         "embedding_dim": EMBED_DIM,

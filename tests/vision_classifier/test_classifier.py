@@ -112,3 +112,37 @@ def test_the_simulated_cameras_default_threshold_is_the_model_cards() -> None:
     assert sim["confident_wrong"] <= 0.002
     assert parse_config({"camera": {"source": "sim"}}).camera.min_confidence == DEFAULT_SIM_MIN_CONFIDENCE
     assert parse_config({"camera": {"source": "sim", "min_confidence": 0.95}}).camera.min_confidence == 0.95
+
+
+def _model_copy(tmp_path: Path, **input_keys: object) -> Path:
+    """The committed model beside a card whose ``input`` has ``input_keys`` set (head and weights are the same)."""
+    card = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
+    card["input"].update(input_keys)
+    path = tmp_path / DEFAULT_MODEL_PATH.name
+    path.write_bytes(DEFAULT_MODEL_PATH.read_bytes())
+    path.with_suffix(".json").write_text(json.dumps(card))
+    return path
+
+
+def test_a_mirror_read_card_averages_the_crop_and_its_mirror(tmp_path: Path) -> None:
+    """``input.test_time`` = ``mirror``: each crop is read as it is and mirrored, and the logits and embeddings
+    are the mean of the two plain reads (in one batch, more crops than one chunk)."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "mirror").mkdir()
+    plain = OnnxTileClassifier.load(_model_copy(tmp_path / "plain", test_time="none"))
+    mirrored = OnnxTileClassifier.load(_model_copy(tmp_path / "mirror", test_time="mirror"))
+    crops, _ = held_out_tiles(70, seed=5)
+    flipped = [np.ascontiguousarray(c[:, ::-1]) for c in crops]
+    logits_a, embed_a = plain.run(crops)
+    logits_b, embed_b = plain.run(flipped)
+    logits, embed = mirrored.run(crops)
+    assert embed is not None and embed_a is not None and embed_b is not None
+    np.testing.assert_allclose(logits, (logits_a + logits_b) / 2, atol=1e-4)
+    np.testing.assert_allclose(embed, (embed_a + embed_b) / 2, atol=1e-4)
+    assert not np.allclose(logits, logits_a, atol=1e-3)  # the mirror read changes something
+    assert [p.code for p in mirrored.classify(crops)] == [plain.classes[i] for i in logits.argmax(1)]
+
+
+def test_an_unknown_test_time_read_is_a_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="test_time"):
+        OnnxTileClassifier.load(_model_copy(tmp_path, test_time="rotate8"))

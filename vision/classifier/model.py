@@ -5,6 +5,10 @@ metadata ``tile_classifier.json`` (classes, input size, normalisation).  ``class
 crops of single tiles (any size, any 90-degree rotation) and returns one ``Prediction`` per crop.  An
 optional ``Enrollment`` (a venue-adapted head, see ``vision.classifier.enroll``) replaces the trained head.
 
+A card with ``input.test_time`` = ``"mirror"`` reads every crop twice, as it is and mirrored left to right, in one
+batch, and averages the two reads' logits and embeddings (the model is trained on mirrored crops too: the real
+photographs hold mirrored pictures, and a face mirrored is the same face).  It costs twice the network time.
+
 Thread safety: an onnxruntime session may be run from several threads; ``classify`` keeps no state of its
 own, so one instance can be shared (the pipeline calls it from its single worker thread).
 """
@@ -29,6 +33,8 @@ MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL_PATH = MODEL_DIR / "tile_classifier.onnx"
 #: Crops are run through the network in chunks of this many (bounded memory, good ORT throughput).
 CHUNK = 64
+#: what ``input.test_time`` may say: ``none`` (one read per crop) or ``mirror`` (the crop and its mirror, averaged)
+TEST_TIME_READS = ("none", "mirror")
 
 
 class ModelError(RuntimeError):
@@ -94,6 +100,9 @@ class OnnxTileClassifier:
         self.size = int(size[0])
         self.mean = float(meta["input"]["mean"])
         self.std = float(meta["input"]["std"])
+        self.test_time = str(meta["input"].get("test_time", "none"))
+        if self.test_time not in TEST_TIME_READS:
+            raise ModelError(f"model metadata: input.test_time {self.test_time!r} is not one of {TEST_TIME_READS}")
         if enrollment is not None and (
             enrollment.classes != self.classes
             or enrollment.weight.shape[0] != len(self.classes)
@@ -146,14 +155,20 @@ class OnnxTileClassifier:
         return OnnxTileClassifier(self._session, self.meta, enrollment, model_dir=self.model_dir)
 
     def run(self, crops: Sequence[object]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
-        """Raw network outputs for ``crops``: (logits N x C, embeddings N x D or None)."""
-        logits, embeds = [], []
+        """Raw network outputs for ``crops``: (logits N x C, embeddings N x D or None); with the card's
+        ``test_time`` = ``mirror``, the mean of the crop's and its mirror's."""
+        logits: list[npt.NDArray[np.float32]] = []
+        embeds: list[npt.NDArray[np.float32]] = []
+        mirror = self.test_time == "mirror"
         for start in range(0, len(crops), CHUNK):
             x = to_input(crops[start : start + CHUNK], self.size, self.mean, self.std)
+            n = len(x)
+            if mirror:
+                x = np.ascontiguousarray(np.concatenate([x, x[..., ::-1]]))
             outs = self._session.run(self._outputs, {"input": x})
-            logits.append(np.asarray(outs[0], np.float32))
-            if len(outs) > 1:
-                embeds.append(np.asarray(outs[1], np.float32))
+            for got, out in zip((logits, embeds), outs, strict=False):
+                arr = np.asarray(out, np.float32)
+                got.append((arr[:n] + arr[n:]) / np.float32(2) if mirror else arr)
         if not logits:
             return np.zeros((0, len(self.classes)), np.float32), None
         return np.concatenate(logits), (np.concatenate(embeds) if embeds else None)
