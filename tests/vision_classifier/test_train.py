@@ -65,6 +65,21 @@ def _op_types(path: Path) -> set[str]:
     return {node.op_type for node in onnx.load(str(path)).graph.node}
 
 
+def _weight_types(path: Path) -> set[str]:
+    """Element types of the constant tensors that DequantizeLinear nodes read (the quantized weights, not biases)."""
+    import onnx
+
+    graph = onnx.load(str(path)).graph
+    inits = {t.name: t for t in graph.initializer}
+    return {
+        onnx.helper.tensor_dtype_to_np_dtype(inits[n.input[0]].data_type).name
+        for n in graph.node
+        if n.op_type == "DequantizeLinear"
+        and n.input[0] in inits
+        and inits[n.input[0]].data_type != onnx.TensorProto.INT32
+    }
+
+
 def test_quantize_writes_the_int8_model_and_its_card_from_a_float_one(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
     from vision import quantize, train
@@ -83,6 +98,7 @@ def test_quantize_writes_the_int8_model_and_its_card_from_a_float_one(tmp_path: 
     meta = json.loads((int8 / "tile_classifier.json").read_text())
     assert meta["quantization"]["float_model_sha256"] and meta["quantization"]["kept_float"]  # the head
     assert meta["quantization"]["calibration_counts"] == {"synthetic": 768, "real_train": 0, "not_a_tile": 128}
+    assert _weight_types(int8 / "tile_classifier.onnx") == {"uint8"}  # no uint8 x int8 kernel (see unsigned_weights)
     assert 0 <= meta["held_out"]["accuracy"] <= 1 and (int8 / train.HEAD_FILE).is_file()
     clf = OnnxTileClassifier.load(int8 / "tile_classifier.onnx")
     crops = [np.full((50, 36, 3), v, np.uint8) for v in (40, 120, 200)]
