@@ -77,7 +77,9 @@ def accuracy(clf: TileClassifier, crops: list[Any], codes: list[str]) -> float:
     return float(np.mean([g == c for g, c in zip(got, codes, strict=True)]))
 
 
-def enrollment_gain(clf: OnnxTileClassifier, style: str, photos: int, per_class: int) -> dict[str, float | int | str]:
+def enrollment_gain(
+    clf: OnnxTileClassifier, style: str, photos: int, per_class: int
+) -> dict[str, float | int | str | None]:
     """Venue enrollment on an unseen style: fit on ``photos`` crops per face (seed 778), score ``per_class`` fresh
     crops per face (the held-out set, seed 777) before and after."""
     from vision.classifier import enroll
@@ -87,11 +89,18 @@ def enrollment_gain(clf: OnnxTileClassifier, style: str, photos: int, per_class:
     crops, codes = held_out_set(style, per_class, SEED)
     enrollment = enroll.build(clf, fit)
     adapted = clf.with_enrollment(enrollment)
+    threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", OLD_DEFAULT_MIN_CONFIDENCE))
+    reads = adapted.classify(crops)
+    confident = np.array([p.confidence >= threshold for p in reads])
+    right = np.array([p.code == c for p, c in zip(reads, codes, strict=True)])
     return {
         "photos_per_face": photos,
         "transform": enrollment.transform,
+        "temperature": enrollment.temperature,
         "accuracy_before": round(accuracy(clf, crops, codes), 4),
-        "accuracy_after": round(accuracy(adapted, crops, codes), 4),
+        "accuracy_after": round(float(right.mean()), 4),
+        "confident_after": round(float(confident.mean()), 4),
+        "confident_wrong_after": round(float((confident & ~right).mean()), 4),
     }
 
 

@@ -168,12 +168,13 @@ def enrollment(clf: OnnxTileClassifier, directory: Path, seed: int = 0, per_face
     read_after = measure(adapted, directory, seed, second)
     threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", 0.6))
     before = report(read, clf.temperature, threshold)
-    after = report(read_after, clf.temperature, threshold)
+    after = report(read_after, adapted.temperature, threshold)  # the enrollment's own temperature
     keys = ("top1", "per_face_min", "confident_wrong", "confident")
     return {
         "photos_per_face": per_face,
         "faces": len(photos),
         "l2": enrolled.l2,
+        "temperature": enrolled.temperature,
         "enroll_sources": len(first),
         "read_sources": len(second),
         "read_crops": before["crops"],

@@ -389,15 +389,22 @@ def freeze_batch_norms(model: Any) -> None:
             m.eval()
 
 
-def torch_logits(model: Any) -> Callable[[list[npt.NDArray[np.uint8]]], npt.NDArray[np.float32]]:
-    """``vision.modelcard.evaluate``'s reader for a torch model (put in eval mode)."""
+def torch_logits(
+    model: Any, *, mirror: bool = False
+) -> Callable[[list[npt.NDArray[np.uint8]]], npt.NDArray[np.float32]]:
+    """``vision.modelcard.evaluate``'s reader for a torch model (put in eval mode); with ``mirror``, the mean of
+    each crop's and its left-right mirror's logits, as ``OnnxTileClassifier`` reads for a card whose
+    ``input.test_time`` is ``mirror``."""
     import torch
 
     model.eval()
 
     def read(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
         with torch.no_grad():
-            logits, _ = model(torch.from_numpy(preprocess(crops)))
+            x = torch.from_numpy(preprocess(crops))
+            logits, _ = model(x)
+            if mirror:
+                logits = (logits + model(torch.flip(x, dims=[3]))[0]) / 2
         return np.asarray(logits.numpy(), np.float32)
 
     return read
@@ -708,7 +715,13 @@ def main(argv: list[str] | None = None) -> int:
         from vision import quantize
 
         float_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")  # vision.quantize reads it
-        float_held_out = evaluate(torch_logits(model), styles, args.eval_per_class, 10_000 + args.seed, args.size)
+        float_held_out = evaluate(
+            torch_logits(model, mirror=args.test_time == "mirror"),
+            styles,
+            args.eval_per_class,
+            10_000 + args.seed,
+            args.size,
+        )
         entry = quantize.quantize(float_path, onnx_path, meta, real_dir)
         entry["float_held_out"] = round(float(np.mean(list(float_held_out.values()))), 4)
         meta["quantization"] = entry

@@ -125,6 +125,23 @@ def test_the_services_default_threshold_is_the_model_cards() -> None:
     assert figures["threshold"] == DEFAULT_MIN_CONFIDENCE
 
 
+def test_an_enrolled_classifier_reads_at_the_enrollments_temperature(clf: OnnxTileClassifier) -> None:
+    """An enrollment with its own temperature (fitted on the photos it held out, ``enroll.held_out_temperature``)
+    is read at that temperature; one without (files of schema /3) at the card's."""
+    from vision.classifier.enroll import Enrollment, trained_head
+
+    w, b = trained_head(clf)
+    crops, _ = held_out_tiles(6, seed=616161)
+    logits = clf.logits(crops)
+    for temperature, expected in ((None, clf.temperature), (2.0, 2.0)):
+        enrolled = clf.with_enrollment(Enrollment(clf.classes, ("1m",), w, b, temperature=temperature))
+        assert enrolled.temperature == expected
+        z = logits / np.float32(expected)
+        want = np.exp(z - z.max(1, keepdims=True))
+        assert np.allclose(enrolled.probabilities(crops), want / want.sum(1, keepdims=True), atol=1e-4)
+    assert clf.with_enrollment(None).temperature == clf.temperature
+
+
 def test_the_simulated_cameras_default_threshold_is_the_model_cards() -> None:
     """The simulated camera films rendered art: its default threshold is the card's, chosen by the real rule on
     the synthetic held-out reads (vision.modelcard); a configured threshold still wins."""

@@ -7,7 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.classifier.enroll import L2_GRID, Enrollment, EnrollmentError, choose_l2, fit_head, variations
+from vision.classifier.enroll import (
+    L2_GRID,
+    Enrollment,
+    EnrollmentError,
+    choose_l2,
+    fit_head,
+    held_out_temperature,
+    variations,
+)
 
 
 def _clusters(rng: np.random.Generator, centres: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -113,3 +121,33 @@ def test_enrollment_keeps_its_input_transform_and_refuses_an_unknown_one(tmp_pat
     Enrollment(classes, ("1m",), w, b, "sepia").save(tmp_path / "bad.npz")
     with pytest.raises(EnrollmentError, match="transform"):
         Enrollment.load(tmp_path / "bad.npz")
+
+
+def test_an_enrollment_fits_its_own_temperature_on_photos_it_held_out() -> None:
+    """The card's temperature was fitted for the shipped head; an adapted head's confidences are its own.  On the
+    real validation crops, an enrollment read at the card's temperature made 0.74 % of reads confident and wrong at
+    the card's threshold (bound 0.2 %).  So the temperature is fitted on the held-out folds' logits (each photo
+    read by a head fitted without it), and never below the card's: an enrollment never makes the classifier
+    surer than the calibration it ships with."""
+    rng = np.random.default_rng(5)
+    w0, b0, x, y, rank = _venue(rng, 2.5)  # photos that disagree: a loose head is overconfident on new photos
+    loose = held_out_temperature(w0, b0, x, y, rank, l2=1e-3, floor=0.5)
+    assert loose is not None and loose > 1.0
+    assert held_out_temperature(w0, b0, x, y, rank, l2=1e-3, floor=loose + 1) == loose + 1  # the card's floor
+    w0, b0, x, y, rank = _venue(rng, 0.0)  # photos that agree: held-out reads are as sure as the fitted ones
+    agree = held_out_temperature(w0, b0, x, y, rank, l2=1e-3, floor=0.25)
+    assert agree is not None and agree < loose
+    assert held_out_temperature(w0, b0, x, y, np.zeros_like(rank), l2=1e-3, floor=0.7) is None  # nothing held out
+
+
+def test_an_enrollment_keeps_its_temperature_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    classes = ("1m", "back")
+    w, b = np.ones((2, 4), np.float32), np.zeros(2, np.float32)
+    Enrollment(classes, ("1m",), w, b, temperature=1.25).save(tmp_path / "e.npz")
+    assert Enrollment.load(tmp_path / "e.npz").temperature == 1.25
+    Enrollment(classes, ("1m",), w, b).save(tmp_path / "none.npz")  # as files of schema /3: the card's
+    assert Enrollment.load(tmp_path / "none.npz").temperature is None
+    for bad in (0.0, -1.0, float("nan")):
+        Enrollment(classes, ("1m",), w, b, temperature=bad).save(tmp_path / "bad.npz")
+        with pytest.raises(EnrollmentError, match="temperature"):
+            Enrollment.load(tmp_path / "bad.npz")

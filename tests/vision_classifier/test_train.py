@@ -150,3 +150,21 @@ def test_batches_are_seeded_and_echoing_reuses_each_fresh_chunk_later() -> None:
         x, y = echoed[k]
         assert np.array_equal(x, np.concatenate([fresh[k][0], fresh[k - gap][0]]))
         assert np.array_equal(y, np.concatenate([fresh[k][1], fresh[k - gap][1]]))
+
+
+def test_the_float_held_out_figure_is_read_as_the_card_reads(tmp_path: Path) -> None:
+    """The card's ``quantization.float_held_out`` (the float model before int8) is measured by ``torch_logits``:
+    for a card read with its mirror (``--test-time mirror``), each crop's logits are the mean of the crop's and
+    its left-right mirror's, as ``OnnxTileClassifier`` reads the shipped model."""
+    torch = pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
+    from vision import train
+
+    torch.manual_seed(0)
+    model = train.build_model((8, 16, 32))
+    ramp = np.linspace(0, 255, train.INPUT_SIZE, dtype=np.float32)  # dark on the left, light on the right
+    crops = [np.stack([np.tile(ramp * k / 5, (train.INPUT_SIZE, 1))] * 3, axis=2).astype(np.uint8) for k in range(1, 6)]
+    once = train.torch_logits(model)(crops)
+    mirrored = train.torch_logits(model)([np.ascontiguousarray(c[:, ::-1]) for c in crops])
+    both = train.torch_logits(model, mirror=True)(crops)
+    assert np.abs(once - mirrored).max() > 1e-4  # the mirror is another read
+    assert np.allclose(both, (once + mirrored) / 2, atol=1e-5)

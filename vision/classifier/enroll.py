@@ -55,7 +55,8 @@ class EnrollmentError(ValueError):
 class Enrollment:
     """A venue's adapted head: ``logits = embedding @ weight.T + bias`` over ``classes``; ``codes`` had photos;
     ``transform``: the input transform (a key of TRANSFORMS) applied to crops before the network; ``l2``: the pull
-    towards the trained head it was fitted with."""
+    towards the trained head it was fitted with; ``temperature``: the logits' divisor before the softmax, fitted on
+    the photos it held out (``held_out_temperature``), or None for the model card's."""
 
     classes: tuple[str, ...]
     codes: tuple[str, ...]
@@ -63,6 +64,7 @@ class Enrollment:
     bias: F32
     transform: str = "none"
     l2: float = DEFAULT_L2
+    temperature: float | None = None
 
     def logits(self, embeds: F32) -> F32:
         """Adapted logits (N x C) from embeddings (N x D)."""
@@ -71,11 +73,12 @@ class Enrollment:
     def save(self, path: Path) -> None:
         """Write the head as ``.npz`` (the classes/codes as JSON inside)."""
         meta = {
-            "schema": "mjtable.enrollment/3",
+            "schema": "mjtable.enrollment/4",
             "classes": list(self.classes),
             "codes": list(self.codes),
             "transform": self.transform,
             "l2": self.l2,
+            "temperature": self.temperature,
         }
         with open(path, "wb") as fh:
             np.savez(
@@ -95,9 +98,13 @@ class Enrollment:
                 bias = np.asarray(data["bias"], np.float32)
             transform = str(meta.get("transform", "none"))  # files of schema /2 had none
             l2 = float(meta.get("l2", DEFAULT_L2))  # files written before the pull was chosen had none
-            enrollment = cls(tuple(meta["classes"]), tuple(meta["codes"]), weight, bias, transform, l2)
+            raw_t = meta.get("temperature")  # files of schema /3 and before had none: the card's
+            temperature = None if raw_t is None else float(raw_t)
+            enrollment = cls(tuple(meta["classes"]), tuple(meta["codes"]), weight, bias, transform, l2, temperature)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EnrollmentError(f"{path} is not an enrollment file: {exc}") from exc
+        if temperature is not None and not (0 < temperature < float("inf")):
+            raise EnrollmentError(f"{path}: temperature {temperature} is not a positive number")
         if transform not in TRANSFORMS:
             raise EnrollmentError(f"{path}: unknown input transform {transform!r} (known: {', '.join(TRANSFORMS)})")
         n = len(enrollment.classes)
@@ -200,6 +207,27 @@ def choose_l2(
     return best[1]
 
 
+def held_out_temperature(
+    w0: F32, b0: F32, x: F32, y: npt.NDArray[np.int64], photo: npt.NDArray[np.int64], *, l2: float, floor: float
+) -> float | None:
+    """The temperature of an adapted head, from photos it did not see: the folds of ``choose_l2`` (every variation
+    of a photo together) are each read by a head fitted with ``l2`` on the others, and the temperature is fitted
+    on those held-out logits (``vision.realeval.fit_temperature``: least negative log-likelihood).  Never below
+    ``floor`` (the model card's temperature): an enrollment may make the classifier less sure, never surer than
+    the calibration it ships with.  None with fewer than two folds (one photo per code): nothing was held out."""
+    from vision.realeval import fit_temperature
+
+    folds = photo % L2_FOLDS
+    if len(np.unique(folds)) < 2:
+        return None
+    held = np.zeros((len(y), len(b0)), np.float32)
+    for k in np.unique(folds):
+        out = folds == k
+        w, b = fit_head(w0, b0, x[~out], y[~out], l2=l2)
+        held[out] = x[out] @ w.T + b
+    return max(float(floor), fit_temperature(held, y))
+
+
 def _log_likelihood(w: F32, b: F32, x: F32, y: npt.NDArray[np.int64]) -> float:
     """Mean log-probability of the labels ``y`` under the head (w, b) on embeddings ``x``."""
     z = x.astype(np.float64) @ w.T.astype(np.float64) + b
@@ -249,10 +277,12 @@ def build(
     if best is None:
         raise EnrollmentError("no input transform to try")
     _, transform, embeds = best
+    photo = np.asarray(ranks, np.int64)
     if l2 is None:
-        l2 = choose_l2(w0, b0, embeds, y, np.asarray(ranks, np.int64))
+        l2 = choose_l2(w0, b0, embeds, y, photo)
     w, b = fit_head(w0, b0, embeds, y, l2=l2)
-    return Enrollment(clf.classes, tuple(codes), w, b, transform, l2)
+    temperature = held_out_temperature(w0, b0, embeds, y, photo, l2=l2, floor=clf.temperature)
+    return Enrollment(clf.classes, tuple(codes), w, b, transform, l2, temperature)
 
 
 def accuracy(clf: OnnxTileClassifier, photos: Photos) -> float:
@@ -314,6 +344,7 @@ def enroll_dir(
         "codes": len(final.codes),
         "transform": final.transform,
         "l2": final.l2,
+        "temperature": final.temperature,
         "photos": sum(len(v) for v in photos.values()),
         "held_out_photos": sum(len(v) for v in test.values()),
         "accuracy_before": round(before, 4),

@@ -112,6 +112,8 @@ class OnnxTileClassifier:
         self.enrollment = enrollment
         #: logits are divided by this before the softmax (fitted on real photos, model card ``calibration``)
         self.temperature = float((meta.get("calibration") or {}).get("temperature", 1.0))
+        if enrollment is not None and enrollment.temperature is not None:  # the adapted head's own calibration
+            self.temperature = float(enrollment.temperature)
         if not self.temperature > 0:
             raise ModelError(f"model metadata: calibration temperature {self.temperature} is not positive")
         outputs = [o.name for o in session.get_outputs()]
