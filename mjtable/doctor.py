@@ -1,5 +1,5 @@
 """``mjtable doctor``: check this machine's config, GPIO, serial port (or a closed table's panel pins and lamps,
-:mod:`mjtable.doctor_panel`), camera, broker and data directory.
+:mod:`mjtable.doctor_panel`), camera, tile classifier (its int8 arithmetic on this CPU), broker and data directory.
 
 Prints one JSON line per check, ``{"check": str, "status": "ok"|"warn"|"fail", "detail": str}``, then a
 summary line ``{"check": "summary", "status": ..., "failed": [...], "warned": [...]}``.  Exit code 0 when
@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mjtable import config_check
 from mjtable.config import Config, ConfigError, parse_config
@@ -145,6 +146,30 @@ def check_camera(cfg: Config) -> Check:
     return Check("camera", "ok", f"{dev}")
 
 
+def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = None) -> Check:
+    """The camera's tile classifier on this CPU (``vision.classifier.selfcheck``): does onnxruntime's fused
+    int8 arithmetic compute the configured model as its graph says, and how long does a crop take?
+    ``kernel_check``: the check to run (default ``vision.classifier.selfcheck.kernel_check``)."""
+    from vision.classifier.model import DEFAULT_MODEL_PATH, ModelError
+    from vision.classifier.selfcheck import kernel_check as real_check
+
+    run_check = kernel_check or real_check
+    path = Path(cfg.camera.model) if cfg.camera.model else DEFAULT_MODEL_PATH
+    try:
+        got = run_check(path)
+    except ModelError as exc:
+        status = "warn" if cfg.camera.source == "none" else "fail"
+        return Check("classifier", status, str(exc))
+    if not got.agrees:
+        return Check("classifier", "fail", f"this CPU does not compute {path.name} as its graph says "
+                     f"({got.reads_differ} of {got.crops} probe reads differ, logits up to {got.max_logit_gap} "
+                     "apart): its weights are "
+                     "int8, which onnxruntime saturates on x86 CPUs without VNNI. Use the shipped model, or "
+                     "quantize the float model again with python -m vision.quantize (weights stored as uint8)")
+    return Check("classifier", "ok", f"{path.name} reads as its graph says on this CPU; "
+                 f"{got.ms_per_crop} ms per crop in a batch of {got.crops}")
+
+
 def check_broker(cfg: Config, timeout_s: float) -> Check:
     host, port = cfg.mqtt.host, cfg.mqtt.port
     try:
@@ -228,7 +253,7 @@ def run_checks(cfg: Config, timeout_s: float = 2.0, now: Callable[[], float] = t
         checks.append(check_serial(cfg))
         if probe_mcu and checks[-1].status == "ok":
             checks.append(check_mcu(cfg, timeout_s))
-    return [*checks, check_camera(cfg), check_broker(cfg, timeout_s), check_data_dir(cfg),
+    return [*checks, check_camera(cfg), check_classifier(cfg), check_broker(cfg, timeout_s), check_data_dir(cfg),
             check_service_health(cfg, now())]
 
 

@@ -102,6 +102,22 @@ def test_doctor_sees_degraded_service_and_torn_journal(tmp_path: Path) -> None:
     assert check_data_dir(cfg).status == "fail"
 
 
+def test_doctor_checks_the_classifiers_int8_arithmetic_on_this_cpu(tmp_path: Path) -> None:
+    """The shipped model reads as its graph says on this CPU; a model whose int8 weights this CPU saturates
+    (the stop-30 model on an x86 without VNNI: 2 of 32 probe reads differed) fails, saying what to do; a model
+    that cannot be loaded fails, or only warns when the camera is off."""
+    from mjtable.doctor import check_classifier
+    from vision.classifier.selfcheck import KernelCheck
+
+    c = check_classifier(parse_config({}))
+    assert c.status == "ok" and "reads as its graph says" in c.detail and "ms per crop" in c.detail, c.detail
+    c = check_classifier(parse_config({}), kernel_check=lambda path: KernelCheck(32, 6.17, 2, 0.5))
+    assert c.status == "fail" and "2 of 32 probe reads differ" in c.detail and "vision.quantize" in c.detail
+    missing = str(tmp_path / "none.onnx")
+    assert check_classifier(parse_config({"camera": {"model": missing}})).status == "fail"
+    assert check_classifier(parse_config({"camera": {"model": missing, "source": "none"}})).status == "warn"
+
+
 def test_doctor_broker_check_against_real_mosquitto(mosquitto: LocalMosquitto) -> None:
     cfg = parse_config({"mqtt": {"host": "127.0.0.1", "port": mosquitto.port}})
     assert check_broker(cfg, 5.0).status == "ok"
