@@ -154,11 +154,22 @@ def frame_1080p_one_thread(model: Path | None, frames: int) -> dict[str, float] 
     }
 
 
+def _kernel_check(model: Path | None) -> dict[str, Any]:
+    """``vision.classifier.selfcheck.kernel_check``: does this CPU compute the model as its graph says?"""
+    from dataclasses import asdict
+
+    from vision.classifier.selfcheck import kernel_check
+
+    got = kernel_check(model) if model is not None else kernel_check()
+    return {**asdict(got), "agrees": got.agrees}
+
+
 def anchor_model(path: Path, args: argparse.Namespace, crops: list[Any], codes: list[str]) -> dict[str, Any]:
     """The anchor model's figures on the same inputs as the model under test."""
     old = OnnxTileClassifier.load(path, threads=args.threads)
     out: dict[str, Any] = {
         "model_file": str(path),
+        "kernel_check": _kernel_check(path),
         "accuracy_held_out": round(accuracy(old, crops, codes), 4),
         "ms_per_tile_batch64": round(per_tile_ms(old, crops, 64, args.repeats), 4),
     }
@@ -257,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         "accuracy_held_out_pond": round(float(np.mean(list(pond.values()))), 4),
         "accuracy_pond_per_style": {k: round(v, 4) for k, v in pond.items()},
         "enrollment": enrolled,
+        "kernel_check": _kernel_check(args.model),
         "ms_per_tile_batch64": round(ms_batched, 4),
         "ms_single_crop": round(ms_single, 4),
         "threads": args.threads,
@@ -272,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         "accuracy_held_out>=0.995": overall >= TARGET_ACCURACY,
         "ms_per_tile<=1": ms_batched <= TARGET_MS_PER_TILE,
         "frame_to_events_median<=50ms": None,
+        "reads_as_its_graph_on_this_cpu": bool(out["kernel_check"]["agrees"]),
     }
     if args.real is not None:
         from vision.realeval import enrollment
