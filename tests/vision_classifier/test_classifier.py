@@ -10,7 +10,6 @@ import pytest
 
 from tests.vision_classifier.helpers import held_out_tiles
 from vision.classifier import DEFAULT_MODEL_PATH, BadCropError, ModelError, OnnxTileClassifier, Prediction
-from vision.classifier.preprocess import to_input
 from vision.synth.render import CLASSES, render_tile_face
 
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
@@ -34,19 +33,13 @@ def test_the_int8_kernels_compute_what_the_graph_says_on_any_cpu() -> None:
     model of stop 30 read 55 % of the real validation crops there instead of 93 %.  The fused session's logits
     must equal the unfused graph's (every operator as the ONNX specification defines it) on this CPU, whatever it
     is: up to the rounding of a requantized activation."""
-    import onnxruntime as ort
+    from vision.classifier.selfcheck import kernel_check
 
     crops, _ = held_out_tiles(92, seed=515151)
-    x = to_input(crops, 48, 0.5, 0.25)
-    logits = []
-    for level in (ort.GraphOptimizationLevel.ORT_ENABLE_ALL, ort.GraphOptimizationLevel.ORT_DISABLE_ALL):
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = level
-        session = ort.InferenceSession(str(DEFAULT_MODEL_PATH), opts, providers=["CPUExecutionProvider"])
-        logits.append(np.asarray(session.run(["logits"], {"input": x})[0]))
-    fused, graph = logits
-    assert (fused.argmax(1) == graph.argmax(1)).all(), f"{(fused.argmax(1) != graph.argmax(1)).sum()} of 92 differ"
-    assert np.abs(fused - graph).max() < 0.25, np.abs(fused - graph).max()
+    got = kernel_check(DEFAULT_MODEL_PATH, crops=crops)  # the fused session against the unoptimised graph
+    assert got.crops == 92
+    assert got.reads_differ == 0, f"{got.reads_differ} of 92 differ"
+    assert got.max_logit_gap < 0.25, got.max_logit_gap
 
 
 def test_accuracy_on_300_fresh_held_out_tiles(clf: OnnxTileClassifier) -> None:

@@ -22,6 +22,7 @@ Main-thread functions; ``Enrollment.logits`` is pure (any thread).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,19 +193,28 @@ def choose_l2(
     of ``x`` the rank of its photo among its code's photos; fold ``k`` holds out the photos of rank ``k`` mod
     ``L2_FOLDS`` (every variation of a photo together) and scores them by mean log-likelihood.  The stiffest
     pull wins ties; with fewer than two photos of every code there is nothing to hold out: DEFAULT_L2."""
-    folds = photo % L2_FOLDS
-    if len(np.unique(folds)) < 2:
+    if len(np.unique(photo % L2_FOLDS)) < 2:
         return DEFAULT_L2
     best = (-np.inf, DEFAULT_L2)
     for l2 in sorted(grid, reverse=True):
         score = 0.0
-        for k in np.unique(folds):
-            out = folds == k
-            w, b = fit_head(w0, b0, x[~out], y[~out], l2=l2)
+        for out, w, b in _fold_heads(w0, b0, x, y, photo, l2=l2):
             score += _log_likelihood(w, b, x[out], y[out]) * int(out.sum())
         if score > best[0] + 1e-9:
             best = (score, l2)
     return best[1]
+
+
+def _fold_heads(
+    w0: F32, b0: F32, x: F32, y: npt.NDArray[np.int64], photo: npt.NDArray[np.int64], *, l2: float
+) -> Iterator[tuple[npt.NDArray[np.bool_], F32, F32]]:
+    """For each fold of the photos (rank ``k`` mod ``L2_FOLDS``, every variation of a photo together): the rows it
+    holds out and the head (W, b) fitted with ``l2`` on the other rows."""
+    folds = photo % L2_FOLDS
+    for k in np.unique(folds):
+        out = folds == k
+        w, b = fit_head(w0, b0, x[~out], y[~out], l2=l2)
+        yield out, w, b
 
 
 def held_out_temperature(
@@ -217,13 +227,10 @@ def held_out_temperature(
     the calibration it ships with.  None with fewer than two folds (one photo per code): nothing was held out."""
     from vision.realeval import fit_temperature
 
-    folds = photo % L2_FOLDS
-    if len(np.unique(folds)) < 2:
+    if len(np.unique(photo % L2_FOLDS)) < 2:
         return None
     held = np.zeros((len(y), len(b0)), np.float32)
-    for k in np.unique(folds):
-        out = folds == k
-        w, b = fit_head(w0, b0, x[~out], y[~out], l2=l2)
+    for out, w, b in _fold_heads(w0, b0, x, y, photo, l2=l2):
         held[out] = x[out] @ w.T + b
     return max(float(floor), fit_temperature(held, y))
 

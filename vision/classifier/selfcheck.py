@@ -7,19 +7,21 @@ such a CPU: the model of stop 30 read 55 % of the real validation crops there, a
 ``vision.quantize`` stores the weights as uint8 so that this cannot happen. A model from elsewhere may not, so
 ``mjtable doctor`` runs ``kernel_check`` on the venue's own machine.
 
-``kernel_check(path)`` reads a few tile-like probe crops (an ivory body with dark strokes and camera noise; seeded,
-nothing to render or load) with the session the service uses (every graph optimisation) and with an unoptimised
-one (every operator as the ONNX specification defines it). It returns the largest logit gap, how many reads
-differ, and the fused session's time per crop
-(the fastest of three batched runs). Main-thread function; onnxruntime runs on the caller's thread.
+``kernel_check(path)`` reads a few tile-like probe crops (an ivory body with dark strokes and camera noise;
+seeded, nothing to render or load), or the crops it is given, with the session the service uses (every graph
+optimisation) and with an unoptimised one (every operator as the ONNX specification defines it). It returns the
+largest logit gap, how many reads differ, and the fused session's time per crop (the fastest of three batched
+runs). Main-thread function; onnxruntime runs on the caller's thread.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -63,9 +65,21 @@ def probe_crops(n: int = PROBES, seed: int = 0) -> list[Image]:
     return crops
 
 
-def kernel_check(path: Path = DEFAULT_MODEL_PATH, n: int = PROBES) -> KernelCheck:
+def _session(path: Path, level: object) -> Any:
+    """An onnxruntime CPU session of ``path`` at graph optimisation ``level``; ModelError when it cannot load."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = level
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types for a corrupt file
+        raise ModelError(f"cannot load {path}: {exc}") from exc
+
+
+def kernel_check(path: Path = DEFAULT_MODEL_PATH, n: int = PROBES, crops: Sequence[Image] | None = None) -> KernelCheck:
     """Compare the fused and the unoptimised session of the model at ``path`` (its ``.json`` card beside it) on
-    ``probe_crops(n)``.  Raises ModelError when the model or its card cannot be read."""
+    ``crops`` (default ``probe_crops(n)``).  Raises ModelError when the model or its card cannot be read."""
     import onnxruntime as ort
 
     try:
@@ -73,30 +87,19 @@ def kernel_check(path: Path = DEFAULT_MODEL_PATH, n: int = PROBES) -> KernelChec
         size, mean, std = int(meta["input"]["size"][0]), float(meta["input"]["mean"]), float(meta["input"]["std"])
     except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
         raise ModelError(f"model metadata {path.with_suffix('.json')} is missing or invalid: {exc}") from exc
-    x = to_input(probe_crops(n), size, mean, std)
-    logits = []
-    ms = 0.0
-    levels = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-    for level in levels:
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = level
-        try:
-            session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types for a corrupt file
-            raise ModelError(f"cannot load {path}: {exc}") from exc
-        session.run(["logits"], {"input": x})  # warm-up
-        runs = []
-        for _ in range(3 if level == levels[0] else 1):  # the fastest of three: the machine may be busy
-            start = time.perf_counter()
-            out = session.run(["logits"], {"input": x})[0]
-            runs.append((time.perf_counter() - start) * 1000 / n)
-        logits.append(np.asarray(out, np.float32))
-        if level == levels[0]:
-            ms = min(runs)
-    fused, graph = logits
+    x = to_input(probe_crops(n) if crops is None else crops, size, mean, std)
+    fused_session = _session(path, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    graph_session = _session(path, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    fused_session.run(["logits"], {"input": x})  # warm-up
+    times = []
+    for _ in range(3):  # the fastest of three: the machine may be busy
+        start = time.perf_counter()
+        fused = np.asarray(fused_session.run(["logits"], {"input": x})[0], np.float32)
+        times.append((time.perf_counter() - start) * 1000 / len(x))
+    graph = np.asarray(graph_session.run(["logits"], {"input": x})[0], np.float32)
     return KernelCheck(
-        crops=n,
+        crops=len(x),
         max_logit_gap=round(float(np.abs(fused - graph).max()), 4),
         reads_differ=int((fused.argmax(1) != graph.argmax(1)).sum()),
-        ms_per_crop=round(ms, 3),
+        ms_per_crop=round(min(times), 3),
     )
