@@ -11,6 +11,9 @@ the engine, and the answer on ``.../referee/result``).
   reads them afresh).
 
 Deterministic ids (``demo-<alert id>-<command>``) make a resumed demo's repeats duplicates, not new commands.
+A pause command the table has not answered while it stays paused is sent again, under the same id, every
+``resend_after_s`` seconds (a floor referee who sees the table still stopped asks again; the table ignores a
+repeat it already applied).
 Decisions run on the service loop; the MQTT client runs paho's network thread.
 """
 
@@ -21,6 +24,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -37,11 +41,16 @@ TableDice = Callable[[], tuple[int, tuple[int, int] | None]]
 
 
 class DemoReferee:
-    """Args: service: the table; host, port: the broker; resume_after_s: pause before resuming a fault."""
+    """Args: service: the table; host, port: the broker; resume_after_s: pause before resuming a fault (s);
+    resend_after_s: how long an unanswered pause command waits before it is sent again (s)."""
 
     def __init__(self, service: TableService, host: str, port: int, *, resume_after_s: float = 1.0,
-                 truth: dict[int, dict[str, Any]] | None = None, table_dice: TableDice | None = None) -> None:
+                 resend_after_s: float = 5.0, truth: dict[int, dict[str, Any]] | None = None,
+                 table_dice: TableDice | None = None) -> None:
         self.service = service
+        self.resend_after_s = resend_after_s
+        #: pause commands not answered yet: command id -> (the document, the pause's seq, monotonic time sent)
+        self._unanswered: dict[str, tuple[dict[str, Any], int, float]] = {}
         self.table_dice = table_dice
         self._dice_entered = 0
         self.truth = truth if truth is not None else {}
@@ -61,24 +70,42 @@ class DemoReferee:
         with self._lock:
             self.results.append(json.loads(msg.payload))
 
-    def command(self, command: str, key: str, **args: Any) -> None:
-        """Publish one referee command (QoS 1)."""
+    def command(self, command: str, key: str, **args: Any) -> dict[str, Any]:
+        """Publish one referee command (QoS 1); returns the document sent."""
         doc = {"schema": "mjtable.command/1", "id": f"demo-{key}-{command}"[:64], "command": command,
                "referee": "demo", **args}
         self.sent.append(doc)
         self._client.publish(self.topics.command, json.dumps(doc).encode(), qos=1)
+        return doc
+
+    def _answered(self, command_id: str) -> bool:
+        with self._lock:
+            return any(r.get("command_id") == command_id for r in self.results if isinstance(r, dict))
+
+    def _resend_unanswered(self, st: GameState) -> None:
+        """Send again each pause command still unanswered after ``resend_after_s`` while its pause lasts."""
+        now = time.monotonic()
+        for cid, (doc, seq, sent_at) in list(self._unanswered.items()):
+            if self._answered(cid) or not st.paused or st.seq != seq:
+                del self._unanswered[cid]
+            elif now - sent_at >= self.resend_after_s:
+                LOGGER.warning("demo referee: no answer to %s after %.0f s, sending it again", cid, now - sent_at)
+                self.sent.append(doc)
+                self._client.publish(self.topics.command, json.dumps(doc).encode(), qos=1)
+                self._unanswered[cid] = (doc, seq, now)
 
     async def run(self) -> None:
         """Watch the table and step in when needed (service loop)."""
         while True:
             st = self.service.state
             await self._decide(st)
+            self._resend_unanswered(self.service.state)
             self.service.changed.clear()
-            if self.table_dice is None:
+            if self.table_dice is None and not self._unanswered:
                 await self.service.changed.wait()
-            else:  # a throw changes no engine state: look again now and then
+            else:  # a throw changes no engine state, an unanswered command no state either: look again soon
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.service.changed.wait(), 0.5)
+                    await asyncio.wait_for(self.service.changed.wait(), min(0.5, self.resend_after_s))
 
     async def _decide(self, st: GameState) -> None:
         if st.paused:
@@ -88,7 +115,9 @@ class DemoReferee:
                 await asyncio.sleep(self.resume_after_s)
                 if self.service.state.paused:  # a table fault is cleared at the MCU (CLEAR_FAULT), then resumed
                     fault = any(a.open and a.kind == "mcu_fault" for a in self.service.state.alerts)
-                    self.command("clear_fault" if fault else "resume", key, reason="table fault cleared (demo referee)")
+                    doc = self.command("clear_fault" if fault else "resume", key,
+                                       reason="table fault cleared (demo referee)")
+                    self._unanswered[doc["id"]] = (doc, st.seq, time.monotonic())
             return
         if self.table_dice is not None and st.phase is Phase.DICE:
             throws, values = self.table_dice()
