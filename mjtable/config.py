@@ -72,13 +72,16 @@ class CameraConfig:
     ``hfov_deg``: the frame's horizontal field of view (degrees); ``tile_thickness_mm``: how high a lying tile's top
     is above the felt; ``marker_height_mm``: how high the ArUco markers are above the felt (both mm);
     ``width`` x ``height``: the frame asked of the camera, px (1920 x 1080: a tile covers about 28 x 39 px; at
-    1280 x 720, 19 x 26 px, the classifier misreads 2-8 % of tiles that it reads right at 1080p, docs/vision.md)."""
+    1280 x 720, 19 x 26 px, the classifier misreads 2-8 % of tiles that it reads right at 1080p, docs/vision.md);
+    ``model``: the tile classifier's ONNX file, its ``.json`` card beside it ("": the shipped model);
+    ``enrollment``: a venue's adapted head from ``mjtable vision enroll`` (``.npz``; "": the model's own head)."""
 
     source: str = "picamera2"
     fps: float = 8.0
     width: int = 1920
     height: int = 1080
     model: str = ""
+    enrollment: str = ""
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     hfov_deg: float = 66.0
     tile_thickness_mm: float = 20.0
@@ -240,6 +243,7 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
                           width=c.number("width", int, 1920, 160, 4096),
                           height=c.number("height", int, 1080, 120, 3072),
                           model=c.get("model", str, ""),
+                          enrollment=c.get("enrollment", str, ""),
                           min_confidence=threshold,
                           hfov_deg=c.number("hfov_deg", float, 66.0, 20.0, 170.0),
                           tile_thickness_mm=c.number("tile_thickness_mm", float, 20.0, 0.0, 60.0),

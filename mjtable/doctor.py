@@ -166,8 +166,20 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
                      "apart): its weights are "
                      "int8, which onnxruntime saturates on x86 CPUs without VNNI. Use the shipped model, or "
                      "quantize the float model again with python -m vision.quantize (weights stored as uint8)")
+    enrolled = ""
+    if cfg.camera.enrollment:  # the head the camera will read with: loaded exactly as the service loads it
+        from mjtable.service.camera import load_classifier
+
+        try:
+            clf = load_classifier(cfg.camera)
+        except RuntimeError as exc:
+            status = "warn" if cfg.camera.source == "none" else "fail"
+            return Check("classifier", status, str(exc))
+        enrollment = clf.enrollment
+        enrolled = (f"; enrollment {cfg.camera.enrollment}: {len(enrollment.codes)} faces enrolled, "
+                    f"temperature {clf.temperature}")
     return Check("classifier", "ok", f"{path.name} reads as its graph says on this CPU; "
-                 f"{got.ms_per_crop} ms per crop in a batch of {got.crops}")
+                 f"{got.ms_per_crop} ms per crop in a batch of {got.crops}{enrolled}")
 
 
 def check_broker(cfg: Config, timeout_s: float) -> Check:

@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from mjtable.config import DEFAULT_MIN_CONFIDENCE, CameraConfig, Config
@@ -73,10 +74,9 @@ def default_pipeline(
     table = _optional("vision.pipeline.table", "the vision pipeline")
     classifier: Any
     try:
-        model = _optional("vision.classifier", "the tile classifier")
-        classifier = model.OnnxTileClassifier.load()
+        classifier = load_classifier(camera)
     except (RuntimeError, OSError) as exc:
-        if not allow_template:
+        if not allow_template or (camera is not None and (camera.model or camera.enrollment)):
             raise RuntimeError(f"no tile classifier: {exc}") from exc
         template = _optional("vision.pipeline.template_classifier", "the template classifier")
         tileart = _optional("vision.pipeline.tileart", "the tile artwork")
@@ -95,6 +95,64 @@ def default_pipeline(
         read_dora=read_dora,
     )
     return PipelineAdapter(pipeline)
+
+
+#: kernel checks already run in this process: (path, size, mtime_ns) -> the check (a retried open costs nothing)
+_KERNEL_CHECKS: dict[tuple[str, int, int], Any] = {}
+
+
+def kernel_check(path: Path) -> Any:
+    """``vision.classifier.selfcheck.kernel_check`` of the model at ``path`` on this CPU (about a second, once per
+    file and process).  Any thread; ModelError (a RuntimeError) when the model cannot be read."""
+    try:
+        st = path.stat()
+    except OSError:
+        st = None
+    key = (str(path), st.st_size, st.st_mtime_ns) if st is not None else None
+    if key is not None and key in _KERNEL_CHECKS:
+        return _KERNEL_CHECKS[key]
+    got = _optional("vision.classifier.selfcheck", "the classifier self-check").kernel_check(path)
+    if key is not None:
+        _KERNEL_CHECKS[key] = got
+    return got
+
+
+def load_classifier(camera: CameraConfig | None) -> Any:
+    """The ONNX tile classifier ``camera.model`` names (default: the shipped one) with ``camera.enrollment``'s
+    adapted head, if any.  RuntimeError naming the file for a model or enrollment that is missing, unreadable or
+    made for another model: the camera then stays down rather than read a venue's set with a head it was not
+    meant for."""
+    model = _optional("vision.classifier", "the tile classifier")
+    path = Path(camera.model) if camera is not None and camera.model else model.DEFAULT_MODEL_PATH
+    enrollment = None
+    if camera is not None and camera.enrollment:
+        enroll = _optional("vision.classifier.enroll", "the classifier enrollment")
+        try:
+            enrollment = enroll.Enrollment.load(Path(camera.enrollment))
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(f"camera.enrollment: {exc}") from exc
+    try:
+        return model.OnnxTileClassifier.load(path, enrollment=enrollment)
+    except model.ModelError as exc:
+        where = f" with camera.enrollment {camera.enrollment}" if camera is not None and enrollment is not None else ""
+        raise RuntimeError(f"tile classifier {path}{where}: {exc}") from exc
+
+
+def refuse_a_miscomputed_model(camera: CameraConfig) -> None:
+    """RuntimeError when this CPU's fused int8 kernels do not compute the configured model as its graph says
+    (``vision.classifier.selfcheck``; ``mjtable doctor`` runs the same check): such a model reads real tiles
+    wrong and confidently, so the camera stays down and the referee enters the acts.  A model that cannot be
+    loaded is left to :func:`load_classifier`, which names the problem."""
+    path = Path(camera.model) if camera.model else _optional("vision.classifier", "the classifier").DEFAULT_MODEL_PATH
+    try:
+        got = kernel_check(path)
+    except RuntimeError:  # ModelError: missing or unreadable, reported by load_classifier
+        return
+    if not got.agrees:
+        raise RuntimeError(
+            f"this CPU does not compute the tile classifier {path} as its graph says ({got.reads_differ} of "
+            f"{got.crops} probe reads differ, logits up to {got.max_logit_gap} apart): the camera stays down. "
+            "Run mjtable doctor; a model written by python -m vision.quantize (weights stored as uint8) passes")
 
 
 def _optional(module: str, what: str) -> Any:
@@ -176,6 +234,7 @@ def open_camera_source(cfg: Config) -> ThreadedPipelineSource:
         raise RuntimeError("camera.source = sim films the demo's simulated table: run `mjtable demo --camera sim`; "
                            "mjtable run needs picamera2, opencv:<index>, file:<path> or none")
     sources = _optional("vision.sources", "the camera frame sources")
+    refuse_a_miscomputed_model(cfg.camera)
     # a riichi table's camera also reads the dead wall's indicators (issue 16 point 15)
     pipeline = default_pipeline(cfg.camera.min_confidence, camera=cfg.camera,
                                 read_dora=cfg.table.rules.startswith("riichi"))

@@ -117,7 +117,9 @@ class SnapshotSink(Protocol):
 
 class CameraPart:
     """Feeds camera observations to the engine as ``CameraObserved`` events; saves the frame each was read from
-    as that event's hawk-eye snapshot (``<journal>.snapshots/<event id>.jpg``) when a sink is given."""
+    as that event's hawk-eye snapshot (``<journal>.snapshots/<event id>.jpg``) when a sink is given.
+    ``open_source`` runs on a worker thread (it may load and check a model); ``retry_s``: pause before reopening
+    a camera that is down, seconds."""
 
     def __init__(self, open_source: Callable[[], ObservationSource] | None, emit: Emit, health: Health, *,
                  describe: str = "camera", retry_s: float = 5.0, snapshots: SnapshotSink | None = None) -> None:
@@ -135,8 +137,8 @@ class CameraPart:
             await asyncio.Event().wait()
         assert self._open is not None
         while True:
-            try:
-                source = self._open()
+            try:  # on a worker thread: opening loads the classifier and checks it on this CPU (about a second)
+                source = await asyncio.to_thread(self._open)
             except (OSError, RuntimeError, ValueError) as exc:
                 self._health.set("camera", f"down: {self._describe}: {exc}")
                 await asyncio.sleep(self._retry_s)

@@ -118,6 +118,25 @@ def test_doctor_checks_the_classifiers_int8_arithmetic_on_this_cpu(tmp_path: Pat
     assert check_classifier(parse_config({"camera": {"model": missing, "source": "none"}})).status == "warn"
 
 
+def test_doctor_checks_the_configured_enrollment(tmp_path: Path) -> None:
+    """``[camera] enrollment``: a venue's head the camera can use is named with its codes; a missing file, or one
+    made for another model, fails (the camera would stay down)."""
+    from mjtable.doctor import check_classifier
+    from vision.classifier.enroll import Enrollment, trained_head
+    from vision.classifier.model import OnnxTileClassifier
+
+    clf = OnnxTileClassifier.load()
+    w, b = trained_head(clf)
+    Enrollment(clf.classes, ("1f", "2f"), w, b, temperature=0.8).save(tmp_path / "venue.npz")
+    Enrollment(tuple(reversed(clf.classes)), ("1f",), w, b).save(tmp_path / "other.npz")
+    c = check_classifier(parse_config({"camera": {"enrollment": str(tmp_path / "venue.npz")}}))
+    assert c.status == "ok" and "venue.npz" in c.detail and "2 faces enrolled" in c.detail, c.detail
+    c = check_classifier(parse_config({"camera": {"enrollment": str(tmp_path / "missing.npz")}}))
+    assert c.status == "fail" and "missing.npz" in c.detail, c.detail
+    c = check_classifier(parse_config({"camera": {"enrollment": str(tmp_path / "other.npz")}}))
+    assert c.status == "fail" and "enroll again" in c.detail, c.detail
+
+
 def test_doctor_broker_check_against_real_mosquitto(mosquitto: LocalMosquitto) -> None:
     cfg = parse_config({"mqtt": {"host": "127.0.0.1", "port": mosquitto.port}})
     assert check_broker(cfg, 5.0).status == "ok"

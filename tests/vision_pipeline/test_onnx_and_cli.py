@@ -82,3 +82,33 @@ def test_watch_main_reports_a_missing_source_as_json(tmp_path: Path) -> None:
     code = watch_main(parser.parse_args([str(tmp_path / "missing.mp4")]), out)
     assert code == 2
     assert "error" in json.loads(out.getvalue())
+
+
+@needs_model
+def test_watch_reads_with_the_card_threshold_and_a_venue_enrollment(tmp_path: Path) -> None:
+    """``watch`` is the venue's check after ``enroll`` (docs/vision.md): it must read as the service will, with the
+    enrollment and the card's threshold (the simulated camera's for ``sim:``), unless told otherwise."""
+    from vision.classifier.enroll import Enrollment, trained_head
+    from vision.pipeline.cli_support import watch_threshold
+
+    clf = OnnxTileClassifier.load(threads=1)
+    card = clf.meta["calibration"]
+    assert watch_threshold(None, "picamera2", clf) == card["min_confidence"]
+    assert watch_threshold(None, "sim:scene.json", clf) == card["simulated_camera"]["min_confidence"]
+    assert watch_threshold(0.5, "picamera2", clf) == 0.5
+    w, b = trained_head(clf)
+    Enrollment(clf.classes, ("1p",), w, b).save(tmp_path / "venue.npz")
+    (tmp_path / "broken.npz").write_bytes(b"not a head")
+    scene = TableScene(seats=(SeatScene(pond=("1p", "9s")), SeatScene(), SeatScene(), SeatScene()))
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene.to_json()))
+    parser = argparse.ArgumentParser()
+    add_watch_arguments(parser)
+    out = io.StringIO()
+    args = [f"sim:{path}", "--frames", "4", "--enrollment"]
+    assert watch_main(parser.parse_args([*args, str(tmp_path / "venue.npz")]), out) == 0
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted((e["position"], e["tiles"]) for e in events) == [(0, ["1p"]), (1, ["9s"])]
+    out = io.StringIO()
+    assert watch_main(parser.parse_args([*args, str(tmp_path / "broken.npz")]), out) == 2
+    assert "broken.npz" in json.loads(out.getvalue())["error"]

@@ -19,7 +19,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import cv2
 import numpy as np
@@ -57,8 +57,12 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", help="0, /dev/video2, picamera2, an image directory, a video, or sim:SCENE.json")
     parser.add_argument("--frames", type=int, default=0, help="stop after this many frames (0: until the end)")
     parser.add_argument("--stable", type=int, default=3, help="frames a reading must repeat before it counts")
-    parser.add_argument("--threshold", type=float, default=0.6, help="confidence below which events are uncertain")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="confidence below which events are uncertain (default: the model card's, as the "
+                        "service reads; the simulated camera's for sim:)")
     parser.add_argument("--model", default=None, help="ONNX classifier (default: the committed model)")
+    parser.add_argument("--enrollment", type=Path, default=None,
+                        help="a venue's adapted head from `mjtable vision enroll` (as [camera] enrollment)")
     parser.add_argument("--status", action="store_true", help="also print frames that were not read")
     _add_camera_arguments(parser)
 
@@ -97,6 +101,18 @@ def calibrate_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
+def watch_threshold(given: float | None, source: str, classifier: Any) -> float:
+    """The confidence threshold ``watch`` reads at: ``given``, else the model card's ``calibration.min_confidence``
+    (chosen on real photographs: what the service uses), or for a ``sim:`` source the simulated camera's
+    (``calibration.simulated_camera.min_confidence``); 0.6 for a card without a calibration."""
+    if given is not None:
+        return given
+    calibration = classifier.meta.get("calibration") or {}
+    if source.startswith("sim:"):
+        calibration = calibration.get("simulated_camera") or calibration
+    return float(calibration.get("min_confidence", 0.6))
+
+
 def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the pipeline over ``args.source`` and print events as JSON lines; returns exit code."""
     out = sys.stdout if out is None else out  # looked up per call: pytest and callers swap sys.stdout
@@ -117,16 +133,20 @@ def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return _error(str(exc), out)
     try:
         from vision.classifier import ModelError, OnnxTileClassifier
+        from vision.classifier.enroll import Enrollment, EnrollmentError
 
-        classifier = OnnxTileClassifier.load(args.model, threads=1)  # small batches: no spinning thread pool
-    except (ImportError, ModelError) as exc:
+        enrollment = Enrollment.load(args.enrollment) if args.enrollment is not None else None
+        # small batches: no spinning thread pool
+        classifier = OnnxTileClassifier.load(args.model, threads=1, enrollment=enrollment)
+    except (ImportError, ModelError, EnrollmentError, OSError) as exc:
         source.close()
-        return _error(f"no tile classifier: {exc}", out)
+        what = f"enrollment {args.enrollment}" if args.enrollment is not None else "tile classifier"
+        return _error(f"no {what}: {exc}", out)
     pipe = TablePipeline(
         classifier,
         _geometry(args),
         stable_frames=args.stable,
-        confidence_threshold=args.threshold,
+        confidence_threshold=watch_threshold(args.threshold, str(args.source), classifier),
         hfov_deg=args.hfov,
     )
     try:
