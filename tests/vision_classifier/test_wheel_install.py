@@ -95,3 +95,10 @@ def test_wheel_installed_outside_the_checkout_enrolls_and_classifies(tmp_path: P
     assert read.returncode == 0, read.stderr[-3000:]
     row = json.loads(read.stdout)
     assert row["file"] == str(probe) and row["tile"] == "3z" and 0.0 <= row["confidence"] <= 1.0
+    # the installed service reads with the venue's head: doctor's classifier check loads it as `mjtable run` does
+    config = tmp_path / "table.toml"
+    config.write_text(f'[gpio]\nbackend = "none"\n[camera]\nsource = "file:{photos}"\nenrollment = "{out}"\n')
+    doctor = _run([str(mjtable), "doctor", "--config", str(config), "--timeout", "0.5"], tmp_path)
+    checks = {c["check"]: c for c in map(json.loads, doctor.stdout.splitlines())}
+    assert checks["classifier"]["status"] == "ok", doctor.stdout + doctor.stderr[-3000:]
+    assert "2 faces enrolled" in checks["classifier"]["detail"] and str(out) in checks["classifier"]["detail"]
