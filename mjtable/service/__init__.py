@@ -150,7 +150,8 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
     def clear_fault(cmd: Command, answer: Callable[[str | None], None]) -> None:
         service_ref[0].clear_fault(cmd.id, cmd.referee, answer)
 
-    mqtt = MqttPart(publisher, channel, emit_json, health, inj.clock, clear_fault=clear_fault)
+    mqtt = MqttPart(publisher, channel, emit_json, health, inj.clock,
+                    status_interval_s=cfg.service.status_interval_s, clear_fault=clear_fault)
 
     service = TableService(table, mcu=mcu, gpio=gpio, camera=camera, mqtt=mqtt, health=health, notifier=notifier,
                            clock=inj.clock)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
@@ -185,8 +186,11 @@ class MqttPart:
 
     def __init__(self, publisher: Publisher, channel: TableChannel, emit_json: EmitJson,
                  health: Health, clock: Callable[[], float], *, poll_s: float = 1.0,
-                 clear_fault: ClearFault | None = None) -> None:
+                 status_interval_s: float = 5.0, clear_fault: ClearFault | None = None) -> None:
         self.publisher = publisher
+        #: the retained status and health are sent again this often (s) while nothing changes: a heartbeat
+        self.status_interval_s = status_interval_s
+        self._health_sent_at = float("-inf")  # loop monotonic time of the last publish_health
         self._clear_fault = clear_fault
         self.channel = channel
         self._emit_json = emit_json
@@ -211,6 +215,7 @@ class MqttPart:
         doc = {**health.to_json(), "table": topics.table_id}
         self.publisher.publish(self.health_topic, json.dumps(doc, separators=(",", ":")).encode(), qos=1,
                                retain=True)
+        self._health_sent_at = time.monotonic()
 
     async def run(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -224,12 +229,14 @@ class MqttPart:
                              "messages are kept in the outbox and sent on reconnect")
             if connected and not was_connected:  # the plain "online" of the reconnect replaced our status
                 self.publish_health(self._health)
+            elif connected and time.monotonic() - self._health_sent_at >= self.status_interval_s:
+                self.publish_health(self._health)  # the heartbeat: a fresh ts_s while nothing changes
             was_connected = connected
             self.channel.tick()  # releases the delayed spectator mirror
             resend_stale = getattr(self.publisher, "resend_stale", None)
             if connected and resend_stale is not None:  # the recorder's end-to-end ack stalled: resend
                 resend_stale()
-            await asyncio.sleep(self._poll_s)
+            await asyncio.sleep(min(self._poll_s, self.status_interval_s))
 
     def _on_command_thread(self, cmd: Command) -> None:  # paho network thread
         loop = self._loop

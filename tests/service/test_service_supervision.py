@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,29 @@ async def test_power_cut_torn_journal_line_is_dropped_on_resume(tmp_path: Path) 
     assert seq2 >= seq1
     assert journal.read_bytes().endswith(b"\n")  # the torn tail is gone
     assert sum(1 for line in journal.read_text().splitlines() if '"session_start"' in line) == 1
+
+
+async def test_health_is_republished_every_status_interval(tmp_path: Path) -> None:
+    """``[service] status_interval_s``: the retained status and health are sent again with a fresh ``ts_s`` while
+    nothing changes, so a referee display or the recorder can tell a quiet table from one no longer heard."""
+    cfg = parse_config({"table": {"id": "H1", "data_dir": str(tmp_path)}, "serial": {"port": ""},
+                        "camera": {"source": "none"}, "gpio": {"backend": "none"},
+                        "service": {"status_interval_s": 0.2}})
+    broker = MemoryBroker()
+    service = build_service(cfg, Injected(notifier=RecordingNotifier(), publisher=FakePublisher(broker)))
+    run = asyncio.create_task(service.run())
+    try:
+        await service.ready.wait()
+        await asyncio.sleep(0.5)  # let the parts settle: their first states change the health
+        settled = len(broker.messages("mjtable/v1/table/H1/health"))
+        await asyncio.sleep(1.3)
+    finally:
+        service.stop()
+        await run
+        service.table.close()
+    health = broker.messages("mjtable/v1/table/H1/health")[settled:]
+    status = broker.messages("mjtable/v1/table/H1/status")
+    assert len(health) >= 4, f"{len(health)} health messages in 1.3 s at a 0.2 s interval"
+    stamps = [json.loads(m.payload)["ts_s"] for m in health]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps), stamps
+    assert all(m.retain for m in health) and json.loads(status[-1].payload)["status"] == "online"
