@@ -9,6 +9,7 @@ import pytest
 
 from vision.classifier.enroll import (
     L2_GRID,
+    MAX_ENROLLMENT_BYTES,
     Enrollment,
     EnrollmentError,
     choose_l2,
@@ -94,6 +95,27 @@ def test_enrollment_round_trips_and_rejects_a_mismatched_head(tmp_path: Path) ->
     Enrollment(classes, ("2m",), np.ones((2, 5), np.float32), np.zeros(2, np.float32)).save(tmp_path / "bad.npz")
     with pytest.raises(EnrollmentError, match="shape"):
         Enrollment.load(tmp_path / "bad.npz")
+
+
+def test_an_oversized_enrollment_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """An enrollment file is read by the service at start: bounded before numpy or zip look inside (a head of
+    47 x 96 floats is 20 kB); a small file that inflates to gigabytes (a deflated member) is refused too."""
+    import zipfile
+
+    big = tmp_path / "big.npz"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_ENROLLMENT_BYTES + 1)
+    with pytest.raises(EnrollmentError, match="bytes"):
+        Enrollment.load(big)
+    bomb = tmp_path / "bomb.npz"
+    with (zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as zf,
+          zf.open("weight.npy", "w", force_zip64=True) as member):
+        chunk = bytes(1 << 20)
+        for _ in range(MAX_ENROLLMENT_BYTES * 4 >> 20):
+            member.write(chunk)
+    assert bomb.stat().st_size < MAX_ENROLLMENT_BYTES
+    with pytest.raises(EnrollmentError, match="bytes"):
+        Enrollment.load(bomb)
 
 
 def test_invert_lightness_turns_a_dark_set_light_and_keeps_its_hues() -> None:

@@ -42,6 +42,9 @@ DEFAULT_L2 = 1e-3
 #: ... chosen among these by cross-validation on the venue's own photos (``choose_l2``): a consistent set (one
 #: maker) picks a loose pull, photos that disagree with each other (many makers, blurred crops) a stiff one
 L2_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
+#: an enrollment file larger than this, or whose members unpack to more, is refused unread (bytes; the head
+#: of the shipped model is about 20 kB)
+MAX_ENROLLMENT_BYTES = 8 << 20
 #: folds of that cross-validation (each photo's variations stay together)
 L2_FOLDS = 3
 #: variations of each photo fed to the fit (each in 4 quarter turns)
@@ -91,9 +94,11 @@ class Enrollment:
 
     @classmethod
     def load(cls, path: Path) -> Enrollment:
-        """Read a file written by ``save``; raises EnrollmentError when it is not one."""
+        """Read a file written by ``save``; raises EnrollmentError when it is not one (or is larger than
+        MAX_ENROLLMENT_BYTES, packed or unpacked: checked before numpy reads it)."""
+        _check_size(path)
         try:
-            with np.load(path) as data:
+            with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(bytes(data["meta"]).decode())
                 weight = np.asarray(data["weight"], np.float32)
                 bias = np.asarray(data["bias"], np.float32)
@@ -114,6 +119,23 @@ class Enrollment:
         if any(c not in enrollment.classes for c in enrollment.codes):
             raise EnrollmentError(f"{path}: enrolled codes are not among its classes")
         return enrollment
+
+
+def _check_size(path: Path) -> None:
+    """EnrollmentError when ``path`` or the members of its zip archive exceed MAX_ENROLLMENT_BYTES."""
+    import zipfile
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_ENROLLMENT_BYTES:
+            raise EnrollmentError(f"{path} is {size} bytes: an enrollment file is at most {MAX_ENROLLMENT_BYTES}")
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise EnrollmentError(f"{path} is not an enrollment file: {exc}") from exc
+    if unpacked > MAX_ENROLLMENT_BYTES:
+        raise EnrollmentError(f"{path} unpacks to {unpacked} bytes: an enrollment file holds at most "
+                              f"{MAX_ENROLLMENT_BYTES}")
 
 
 def trained_head(clf: OnnxTileClassifier) -> tuple[F32, F32]:
