@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 
@@ -62,16 +63,22 @@ def test_calibrate_main_prints_calibration_or_missing_markers(tmp_path: Path, ca
     assert "cannot read image" in lines[2]["error"]
 
 
-@needs_model
-def test_watch_main_runs_the_simulated_camera(tmp_path: Path) -> None:
+def _watch(tmp_path: Path, *extra: str) -> tuple[int, list[dict[str, Any]]]:
+    """``watch_main`` on the simulated camera filming 1p and 9s in seat 0's pond: (exit code, JSON lines)."""
     scene = TableScene(seats=(SeatScene(pond=("1p", "9s")), SeatScene(), SeatScene(), SeatScene()))
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene.to_json()))
     parser = argparse.ArgumentParser()
     add_watch_arguments(parser)
     out = io.StringIO()
-    assert watch_main(parser.parse_args([f"sim:{path}", "--frames", "4"]), out) == 0
-    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    code = watch_main(parser.parse_args([f"sim:{path}", "--frames", "4", *extra]), out)
+    return code, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+@needs_model
+def test_watch_main_runs_the_simulated_camera(tmp_path: Path) -> None:
+    code, events = _watch(tmp_path)
+    assert code == 0
     assert sorted(e["position"] for e in events) == [0, 1]
 
 
@@ -99,16 +106,8 @@ def test_watch_reads_with_the_card_threshold_and_a_venue_enrollment(tmp_path: Pa
     w, b = trained_head(clf)
     Enrollment(clf.classes, ("1p",), w, b).save(tmp_path / "venue.npz")
     (tmp_path / "broken.npz").write_bytes(b"not a head")
-    scene = TableScene(seats=(SeatScene(pond=("1p", "9s")), SeatScene(), SeatScene(), SeatScene()))
-    path = tmp_path / "scene.json"
-    path.write_text(json.dumps(scene.to_json()))
-    parser = argparse.ArgumentParser()
-    add_watch_arguments(parser)
-    out = io.StringIO()
-    args = [f"sim:{path}", "--frames", "4", "--enrollment"]
-    assert watch_main(parser.parse_args([*args, str(tmp_path / "venue.npz")]), out) == 0
-    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    code, events = _watch(tmp_path, "--enrollment", str(tmp_path / "venue.npz"))
+    assert code == 0
     assert sorted((e["position"], e["tiles"]) for e in events) == [(0, ["1p"]), (1, ["9s"])]
-    out = io.StringIO()
-    assert watch_main(parser.parse_args([*args, str(tmp_path / "broken.npz")]), out) == 2
-    assert "broken.npz" in json.loads(out.getvalue())["error"]
+    code, lines = _watch(tmp_path, "--enrollment", str(tmp_path / "broken.npz"))
+    assert code == 2 and "broken.npz" in str(lines[0]["error"])
