@@ -118,3 +118,57 @@ def test_a_model_this_cpu_miscomputes_keeps_the_camera_down(tmp_path: Path, monk
     with pytest.raises(RuntimeError, match="does not compute"):
         service_camera.open_camera_source(_cfg(tmp_path))
     assert checked == [DEFAULT_MODEL_PATH]
+
+
+async def test_the_camera_part_opens_the_configured_camera_off_the_loop(tmp_path: Path) -> None:
+    """The service's camera part with ``mjtable run``'s own opener: the model is loaded and checked on a worker
+    thread, the venue's enrollment read; a tile laid in a pond becomes an event.  A bad enrollment keeps the
+    camera down with the file named in the health, and the part tries again later."""
+    import asyncio
+
+    import cv2
+
+    from controller.engine.events import CameraObserved
+    from mjtable.config import DEFAULT_SIM_MIN_CONFIDENCE
+    from mjtable.service.camera import open_camera_source
+    from mjtable.service.health import Health
+    from mjtable.service.parts import CameraPart
+    from vision.scene import SeatScene, TableScene
+    from vision.simcam import SimCamera
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cam = SimCamera(seed=4)
+    scenes = [TableScene()] * 3 + [TableScene().with_seat(0, SeatScene(pond=("7z",)))] * 5
+    for i, scene in enumerate(scenes):
+        cv2.imwrite(str(frames / f"{i:03d}.png"), cam.render(scene))
+    _venue_enrollment(tmp_path / "venue.npz")
+    (tmp_path / "broken.npz").write_bytes(b"not a head")
+
+    async def run_part(enrollment: str) -> tuple[str, list[dict[str, Any]]]:
+        cfg = parse_config({"camera": {"source": f"file:{frames}", "fps": 50.0, "enrollment": enrollment,
+                                       "min_confidence": DEFAULT_SIM_MIN_CONFIDENCE}})
+        health = Health(tmp_path / "h.json", clock=lambda: 0.0)
+        seen: list[dict[str, Any]] = []
+
+        def emit(cls: type[Any], **fields: Any) -> Any:
+            assert cls is CameraObserved
+            seen.append(fields["observation"])
+            return None
+
+        part = CameraPart(lambda: open_camera_source(cfg), emit, health, describe="camera file", retry_s=60.0)
+        task = asyncio.create_task(part.run())
+        for _ in range(3000):
+            if health.parts.get("camera", "").startswith("down"):
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return health.parts["camera"], seen
+
+    state, seen = await run_part(str(tmp_path / "venue.npz"))
+    assert state == "down: camera file: the source ended", state  # every frame read
+    assert [(ev["seat"], ev["tiles"]) for ev in seen if ev["type"] == "discard"] == [(0, ["7z"])], seen
+    state, seen = await run_part(str(tmp_path / "broken.npz"))
+    assert state.startswith("down: camera file:") and "camera.enrollment:" in state and "broken.npz" in state, state
+    assert seen == []
