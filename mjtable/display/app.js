@@ -30,6 +30,19 @@ function setBadge(id, text, on) {
   b.className = "badge" + (on === true ? " on" : on === false ? " off" : "");
 }
 
+// The table's retained status: online/offline, and while online the parts that are down (failed: red) or off (not
+// configured, e.g. no camera): the referee then enters what that part would have read or done. Reasons: tooltip.
+function showTableStatus(table, doc) {
+  const notOk = Object.entries(doc.parts || {})
+    .filter(([, s]) => typeof s === "string" && (s.startsWith("down") || s.startsWith("off")));
+  const online = doc.status === "online";
+  const down = notOk.some(([, s]) => s.startsWith("down"));
+  let text = `table ${table} ${doc.status}`;
+  if (online && notOk.length) text += " \u00b7 " + notOk.map(([part, s]) => `${part} ${s.split(":")[0]}`).join(", ");
+  setBadge("table-status", text, online && !down);
+  document.getElementById("table-status").title = online ? notOk.map(([p, s]) => `${p}: ${s}`).join("\n") : "";
+}
+
 function connect() {
   if (app.client) { app.client.onclose = () => {}; app.client.close(); }
   if (!app.config.broker_ws) { setBadge("conn", "no broker configured", false); return; }
@@ -80,7 +93,7 @@ function onMessage(t, text) {
   const leaf = parts.slice(4).join("/");
   if (leaf === "status") {
     app.tables.add(table); renderTableSelect();
-    if (table === app.table) { app.status = doc.status; setBadge("table-status", `table ${table} ${doc.status}`, doc.status === "online"); }
+    if (table === app.table) { app.status = doc.status; showTableStatus(table, doc); }
     return;
   }
   if (!app.table && leaf === "state") { app.tables.add(table); renderTableSelect(); chooseTable(table); return; }

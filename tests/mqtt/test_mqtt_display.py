@@ -9,6 +9,7 @@ one while the table is offline.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -140,6 +141,10 @@ def _seconds(driver: Any, css: str) -> float:
     return float(found[0].get_attribute("data-left"))
 
 
+def _badge_reads(driver: Any, want: str) -> bool:
+    return _text(driver, "#table-status") == want
+
+
 def _codes(driver: Any, css: str) -> list[str]:
     return [str(e.get_attribute("data-code")) for e in driver.find_elements(By.CSS_SELECTOR, css)]
 
@@ -168,6 +173,20 @@ def test_display_shows_state_counts_down_and_round_trips_a_referee_command(brows
                 css = f"#pond-{seat['seat']} .tile"
                 wait.until(partial(_shows, css=css, codes=codes))
             assert "table T1 online" in _text(browser, "#table-status")
+            # a part down (the service's retained status, mjtable.service.parts.MqttPart.publish_health): the
+            # badge names it, the reason is in its tooltip, and it clears when the part is back
+            why = "down: camera picamera2: camera.enrollment: /var/lib/mjtable/venue.npz is not an enrollment file"
+            off = "off: camera.source = none (referee enters discards and melds)"
+            for camera, shown, badge in ((why, "camera down", "badge off"), (off, "camera off", "badge on"),
+                                         ("ok", "", "badge on")):
+                doc = {"schema": "mjtable.status/1", "table": "T1", "status": "online", "ts_s": table.clock_s,
+                       "degraded": camera != "ok", "parts": {"engine": "ok", "camera": camera, "mqtt": "ok"}}
+                table.pub.publish(table.topics.status, json.dumps(doc).encode(), qos=1, retain=True)
+                want = f"table T1 online \u00b7 {shown}" if shown else "table T1 online"
+                wait.until(partial(_badge_reads, want=want))
+                badge_el = browser.find_element(By.ID, "table-status")
+                assert badge_el.get_attribute("class") == badge
+                assert (camera[5:] if shown else "") in str(badge_el.get_attribute("title"))
             # public mode: no concealed tiles, no command buttons
             assert not browser.find_elements(By.CSS_SELECTOR, "[id^=concealed-]")
             assert not browser.find_element(By.ID, "referee-panel").is_displayed()
