@@ -18,7 +18,7 @@ from mjtable.doctor import check_service_health
 
 
 def write_config(tmp: Path, *, mqtt_port: int, serial: str = "/dev/mjtable-test-absent",
-                 gpio: str = 'backend = "fake"') -> Path:
+                 gpio: str = 'backend = "fake"', camera: str = 'source = "none"') -> Path:
     cfg = tmp / "table.toml"
     cfg.write_text(f"""
 [table]
@@ -27,7 +27,7 @@ data_dir = "{tmp / 'data'}"
 [serial]
 port = "{serial}"
 [camera]
-source = "none"
+{camera}
 [mqtt]
 port = {mqtt_port}
 [gpio]
@@ -98,6 +98,35 @@ def test_degraded_start_notify_watchdog_and_graceful_stop(tmp_path: Path) -> Non
     assert all({"ts", "level", "logger", "msg"} <= set(r) for r in records)
     assert any(r.get("part") == "mcu" and r["level"] == "warning" for r in records)
     assert records[-1]["msg"] == "stopped"
+
+
+def test_a_bad_enrollment_keeps_the_camera_down_and_says_why(tmp_path: Path) -> None:
+    """``[camera] enrollment`` names a file that is not one: ``mjtable run`` starts degraded, its health names the
+    file, and the table is refereed without the camera (the referee enters the acts)."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "000.png").write_bytes(b"")  # never read: the camera does not open
+    (tmp_path / "venue.npz").write_text("not a head")
+    cfg_path = write_config(tmp_path, mqtt_port=free_port(),
+                            camera=f'source = "file:{frames}"\nenrollment = "{tmp_path / "venue.npz"}"')
+    notify = NotifySocket(tmp_path / "notify.sock")
+    proc = start(cfg_path, notify, tmp_path)
+    try:
+        notify.wait_for("READY")
+        cfg = parse_config({"table": {"id": "T9", "data_dir": str(tmp_path / "data")}})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            detail = check_service_health(cfg, time.time()).detail
+            if "camera: down" in detail:
+                break
+            time.sleep(0.1)
+        assert "camera: down" in detail and "camera.enrollment" in detail and "venue.npz" in detail, detail
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        notify.close()
 
 
 def test_bad_config_exits_2_with_a_clear_message(tmp_path: Path) -> None:
