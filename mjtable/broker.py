@@ -48,6 +48,8 @@ def free_port(exclude: Collection[int] = ()) -> int:
 
 #: lines of the broker's own log (errors and warnings) kept for error messages
 LOG_LINES = 200
+#: starts tried with freshly picked ports when a picked port was taken before the broker bound it
+PICK_ATTEMPTS = 3
 
 
 def _drain(stream: IO[bytes], lines: deque[str]) -> None:
@@ -58,17 +60,43 @@ def _drain(stream: IO[bytes], lines: deque[str]) -> None:
             lines.append(raw.decode(errors="replace").rstrip())
 
 
+def _listens(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds a listening TCP socket on ``port`` (Linux ``/proc``); None when this cannot
+    be told here (another OS, or ``/proc`` unreadable)."""
+    try:
+        inodes = set()
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:["):
+                    inodes.add(link[8:-1])
+        with open("/proc/net/tcp") as table:  # the listeners are on 127.0.0.1 (IPv4)
+            next(table, None)
+            for line in table:
+                fields = line.split()  # sl local_address rem_address st ... inode
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port and fields[9] in inodes:
+                    return True
+        return False
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _wait_port(
     port: int, proc: subprocess.Popen[bytes], timeout_s: float, log: Callable[[], str] | None = None
 ) -> None:
-    """Wait until ``port`` accepts connections; BrokerError (with ``log()``, the broker's last lines) if the
-    process exits or the time runs out."""
+    """Wait until ``proc`` listens on ``port`` (on Linux: its own socket, so another process that took the port
+    meanwhile does not pass for it; elsewhere: the port accepts connections); BrokerError (with ``log()``, the
+    broker's last lines) if the process exits or the time runs out."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise BrokerError(f"mosquitto exited with code {proc.returncode}: {log() if log else ''}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+        owned = _listens(proc.pid, port)
+        if owned:
             return
+        if owned is None:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
         time.sleep(0.005)
     raise BrokerError(f"mosquitto did not accept connections on port {port} within {timeout_s} s")
 
@@ -102,6 +130,11 @@ class LocalMosquitto:
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
     _log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES), init=False, repr=False)
     _drainer: threading.Thread | None = field(default=None, init=False, repr=False)
+    #: which ports were picked here (0 given): only those may be picked again when taken before the bind
+    _picked: tuple[bool, bool] = field(default=(False, False), init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._picked = (self.port == 0, self.ws_port == 0)
 
     @property
     def host(self) -> str:
@@ -159,7 +192,25 @@ class LocalMosquitto:
         return conf
 
     def start(self, timeout_s: float = 10.0) -> LocalMosquitto:
-        """Start the broker and wait until its TCP (and websockets) port accepts connections."""
+        """Start the broker and wait until its TCP (and websockets) port accepts connections.  A port picked here
+        (0 given) that something else took between the pick and the bind is picked again, at the first start
+        only (a restarted broker keeps its ports: its clients reconnect to them)."""
+        first = self._proc is None
+        for attempt in range(PICK_ATTEMPTS):
+            try:
+                return self._start_once(timeout_s)
+            except BrokerError:
+                if not (first and any(self._picked) and attempt + 1 < PICK_ATTEMPTS
+                        and "Address already in use" in self.log_tail()):
+                    raise
+                self._proc = None
+                self._log.clear()
+                self.port = 0 if self._picked[0] else self.port
+                self.ws_port = 0 if self._picked[1] else self.ws_port
+                self._write_config()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _start_once(self, timeout_s: float) -> LocalMosquitto:
         if self.running:
             return self
         conf = self._write_config() if self._proc is None or self.workdir is None else self.workdir / "mosquitto.conf"

@@ -83,17 +83,32 @@ class LocalPostgres:
         self._dir = Path(tempfile.mkdtemp(prefix="mjt-pg-", dir="/tmp" if user else None))
         if user:
             shutil.chown(self._dir, user)
-        if self.port == 0:
-            self.port = free_port()
+        try:
+            self._init_and_start(bindir, timeout_s)
+        except BaseException:
+            self.stop()  # removes the directory: a cluster that did not come up leaves nothing behind
+            raise
+        self._running = True
+        return self
+
+    def _init_and_start(self, bindir: Path, timeout_s: int) -> None:
+        assert self._dir is not None
+        picked = self.port == 0
         data = self._dir / "data"
         self._call([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", SUPERUSER, "-E", "UTF8",
                     "--no-instructions"], "initdb")
-        opts = [f"-p {self.port}", f"-k {self._dir}", "-c listen_addresses=127.0.0.1", "-c fsync=on"]
-        opts += [f"-c {k}={v}" for k, v in self.settings.items()]
-        self._call([str(bindir / "pg_ctl"), "-D", str(data), "-w", "-t", str(timeout_s), "-l",
-                    str(self._dir / "server.log"), "-o", " ".join(opts), "start"], "pg_ctl start")
-        self._running = True
-        return self
+        for attempt in range(3):  # a picked port that something took before the server bound it is picked again
+            if picked:
+                self.port = free_port()
+            opts = [f"-p {self.port}", f"-k {self._dir}", "-c listen_addresses=127.0.0.1", "-c fsync=on"]
+            opts += [f"-c {k}={v}" for k, v in self.settings.items()]
+            try:
+                self._call([str(bindir / "pg_ctl"), "-D", str(data), "-w", "-t", str(timeout_s), "-l",
+                            str(self._dir / "server.log"), "-o", " ".join(opts), "start"], "pg_ctl start")
+                break
+            except PostgresError as exc:
+                if not (picked and attempt < 2 and "Address already in use" in str(exc)):
+                    raise
 
     def _call(self, argv: list[str], what: str) -> None:
         proc = subprocess.run([*self._prefix, *argv], capture_output=True, text=True, check=False)
