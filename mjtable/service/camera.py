@@ -179,6 +179,7 @@ class ThreadedPipelineSource:
         self.pipeline = pipeline
         self.fps = fps
         self._close = close
+        self._close_lock = threading.Lock()
         self._queue: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -201,8 +202,7 @@ class ThreadedPipelineSource:
         except Exception as exc:  # handed to the loop: the camera part reports it and retries
             end = exc
         finally:
-            if self._close is not None:
-                self._close()
+            self._release()
             if not loop.is_closed():
                 loop.call_soon_threadsafe(self._queue.put_nowait, end)
 
@@ -219,11 +219,21 @@ class ThreadedPipelineSource:
                 raise RuntimeError(f"camera pipeline failed: {item}") from item
             yield item
 
+    def _release(self) -> None:
+        """Close the frame source, once (the worker at its end, or ``aclose`` when no worker ever ran); any thread."""
+        with self._close_lock:
+            close, self._close = self._close, None
+        if close is not None:
+            close()
+
     async def aclose(self) -> None:
+        """Stop the worker and release the frame source (also when ``observations`` was never read)."""
         self._stop.set()
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 5.0)
             self._thread = None
+        else:
+            await asyncio.to_thread(self._release)
 
 
 def open_camera_source(cfg: Config) -> ThreadedPipelineSource:

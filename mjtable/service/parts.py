@@ -116,6 +116,18 @@ class SnapshotSink(Protocol):
     def save_frame(self, event_id: str, frame: Any) -> Any: ...
 
 
+def _close_when_opened(opening: asyncio.Future[ObservationSource]) -> None:
+    """Done callback (loop thread) of an open the camera part no longer waits for: close the source it opened."""
+    if not opening.cancelled() and opening.exception() is None:
+        task = asyncio.ensure_future(opening.result().aclose())
+        _CLOSING.add(task)
+        task.add_done_callback(_CLOSING.discard)
+
+
+#: closes started by :func:`_close_when_opened` (a task must be referenced until it is done)
+_CLOSING: set[asyncio.Future[None]] = set()
+
+
 class CameraPart:
     """Feeds camera observations to the engine as ``CameraObserved`` events; saves the frame each was read from
     as that event's hawk-eye snapshot (``<journal>.snapshots/<event id>.jpg``) when a sink is given.
@@ -138,8 +150,12 @@ class CameraPart:
             await asyncio.Event().wait()
         assert self._open is not None
         while True:
+            opening = asyncio.ensure_future(asyncio.to_thread(self._open))
             try:  # on a worker thread: opening loads the classifier and checks it on this CPU (about a second)
-                source = await asyncio.to_thread(self._open)
+                source = await asyncio.shield(opening)
+            except asyncio.CancelledError:  # stopped meanwhile: close what the thread opens, not leave it open
+                opening.add_done_callback(_close_when_opened)
+                raise
             except (OSError, RuntimeError, ValueError) as exc:
                 self._health.set("camera", f"down: {self._describe}: {exc}")
                 await asyncio.sleep(self._retry_s)

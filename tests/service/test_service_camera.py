@@ -144,3 +144,44 @@ def test_an_unusable_camera_source_is_a_clear_error(source: str, error: str) -> 
     cfg = parse_config({"camera": {"source": source}})
     with pytest.raises(RuntimeError, match=error):
         open_camera_source(cfg)
+
+
+async def test_a_source_closed_before_it_was_read_releases_the_camera() -> None:
+    """``aclose`` before ``observations`` (the service stopping between the two): the frame source (a camera
+    device) is still released, once."""
+    closed: list[int] = []
+    src = ThreadedPipelineSource(lambda: None, CountingPipeline(), fps=10.0, close=lambda: closed.append(1))
+    await src.aclose()
+    await src.aclose()
+    assert closed == [1]
+    read = ThreadedPipelineSource(lambda: None, CountingPipeline(), fps=10.0, close=lambda: closed.append(2))
+    assert [ev async for ev in read.observations()] == []  # the source ended at once: the worker closed it
+    await read.aclose()
+    assert closed == [1, 2]
+
+
+async def test_a_camera_part_stopped_while_opening_closes_what_it_opened(tmp_path: Path) -> None:
+    """The camera opens on a worker thread (loading and checking a model takes a second); a service stopping
+    meanwhile must not leave the device open behind it."""
+    import threading
+
+    health = Health(tmp_path / "h.json", clock=lambda: 0.0)
+    opening, release = threading.Event(), threading.Event()
+    closed: list[str] = []
+
+    def slow_open() -> ThreadedPipelineSource:
+        opening.set()
+        release.wait(10)
+        return ThreadedPipelineSource(lambda: None, CountingPipeline(), fps=10.0, close=lambda: closed.append("x"))
+
+    part = CameraPart(slow_open, lambda cls, **f: None, health, describe="camera slow", retry_s=60.0)
+    task = asyncio.create_task(part.run())
+    await asyncio.to_thread(opening.wait, 10)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    release.set()
+    for _ in range(200):
+        if closed:
+            break
+        await asyncio.sleep(0.01)
+    assert closed == ["x"]
