@@ -20,6 +20,7 @@ from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher
 from mjtable.mqtt.topics import TableTopics
 from tests.mqtt.mqtt_helpers import Collector, sample_public, sample_referee
+from tests.ports import a_taken_port, first_pick_is
 
 REPO = Path(__file__).resolve().parents[2]
 ROSTER = REPO / "deploy" / "mosquitto" / "roster.example"
@@ -316,29 +317,13 @@ def test_a_subscription_made_while_the_client_connects_is_not_lost(mosquitto: Lo
 def test_a_picked_port_taken_before_the_broker_binds_is_picked_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """A free port is released before mosquitto binds it; another test worker (or any client's source port) may
     take it in between.  A broker whose ports were picked for it picks again instead of failing the run."""
-    import socket
-
     from mjtable import broker as broker_module
 
-    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    taken.bind(("127.0.0.1", 0))
-    taken.listen()
-    busy = taken.getsockname()[1]
-    real_free_port = broker_module.free_port
     picks: list[int] = []
-
-    def first_pick_is_taken(exclude: tuple[int, ...] | set[int] = ()) -> int:
-        port = busy if not picks else real_free_port(exclude)
-        picks.append(port)
-        return port
-
-    monkeypatch.setattr(broker_module, "free_port", first_pick_is_taken)
-    try:
+    with a_taken_port() as busy:
+        monkeypatch.setattr(broker_module, "free_port", first_pick_is(busy, broker_module.free_port, picks))
         with LocalMosquitto() as broker:
             assert broker.port != busy and broker.running
             assert picks[0] == busy and len(picks) >= 3  # the taken pick, then the new ports
         with pytest.raises(BrokerError, match="exited"):  # a port given by the caller is not changed
             LocalMosquitto(port=busy, ws_port=None).start()
-    finally:
-        taken.close()

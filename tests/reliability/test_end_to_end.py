@@ -25,7 +25,7 @@ from mjtable.mqtt.topics import TableTopics
 from mjtable.recorder.recorder import Recorder
 from mjtable.recorder.store import SqlEventStore
 from tests.mqtt.mqtt_helpers import Collector
-from tests.service.test_service_run import NotifySocket, start, write_config
+from tests.service.test_service_run import running, write_config
 from tests.waiting import wait_until
 
 
@@ -112,37 +112,21 @@ def test_a_service_sigkill_before_publishing_loses_nothing_and_seq_continues(mos
     events = Collector(mosquitto.host, mosquitto.port, [topics.events])
     results = Collector(mosquitto.host, mosquitto.port, [topics.command_result])
     assert events.wait_subscribed() and results.wait_subscribed()
-    notify = NotifySocket(tmp_path / "n0.sock")
-    proc = start(cfg, notify, tmp_path)
-    try:
-        notify.wait_for("READY")
+    with running(cfg, tmp_path, "n0.sock") as proc:
         time.sleep(0.5)
         _command(mosquitto, "T9", "c1", "pause")
         _command(mosquitto, "T9", "c2", "resume")
         assert events.wait_for(lambda m: len(m) >= 2, 30)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        notify.close()
     # the kill window: the journal has the event (fsynced), the outbox never got its publication
     table = JournaledTable(tmp_path / "data" / "T9.journal.jsonl")
     table.submit(RefereeCommand(id="cmd:c3", at_s=time.time(), command="pause", reason=""))
     table.close()
-    notify = NotifySocket(tmp_path / "n1.sock")
-    proc = start(cfg, notify, tmp_path)
-    try:
-        notify.wait_for("READY")
+    with running(cfg, tmp_path, "n1.sock"):
         assert events.wait_for(lambda m: b'"pause"' in m[-1][1] or len(m) >= 4, 30), events.messages
         _command(mosquitto, "T9", "c4", "resume")
         assert events.wait_for(lambda m: len({json.loads(p)["id"] for _, p, _ in m}) >= 4, 30)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        notify.close()
     docs = list({d["id"]: d for d in (json.loads(p) for _, p, _ in events.messages)}.values())  # QoS 1: dups by id
     assert [(d["type"], d["data"].get("command")) for d in docs] == [
         ("referee", "pause"), ("referee", "resume"), ("referee", "pause"), ("referee", "resume")]

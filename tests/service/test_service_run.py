@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,24 @@ def start(cfg: Path, notify: NotifySocket, tmp: Path) -> subprocess.Popen[bytes]
                             stderr=(tmp / "service.stderr").open("ab"))
 
 
+@contextlib.contextmanager
+def running(cfg: Path, tmp: Path, notify_name: str = "notify.sock") -> Iterator[subprocess.Popen[bytes]]:
+    """``mjtable run`` with ``cfg``, READY awaited; at the block's end a process the block did not end itself
+    (e.g. with SIGKILL) is stopped with SIGTERM and must exit cleanly; after an error in the block it is killed."""
+    notify = NotifySocket(tmp / notify_name)
+    proc = start(cfg, notify, tmp)
+    try:
+        notify.wait_for("READY")
+        yield proc
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        notify.close()
+
+
 def logs(tmp: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (tmp / "service.stderr").read_text().splitlines() if x.startswith("{")]
 
@@ -109,11 +129,8 @@ def test_a_bad_enrollment_keeps_the_camera_down_and_says_why(tmp_path: Path) -> 
     (tmp_path / "venue.npz").write_text("not a head")
     cfg_path = write_config(tmp_path, mqtt_port=free_port(),
                             camera=f'source = "file:{frames}"\nenrollment = "{tmp_path / "venue.npz"}"')
-    notify = NotifySocket(tmp_path / "notify.sock")
-    proc = start(cfg_path, notify, tmp_path)
-    try:
-        notify.wait_for("READY")
-        cfg = parse_config({"table": {"id": "T9", "data_dir": str(tmp_path / "data")}})
+    cfg = parse_config({"table": {"id": "T9", "data_dir": str(tmp_path / "data")}})
+    with running(cfg_path, tmp_path):
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             detail = check_service_health(cfg, time.time()).detail
@@ -121,12 +138,6 @@ def test_a_bad_enrollment_keeps_the_camera_down_and_says_why(tmp_path: Path) -> 
                 break
             time.sleep(0.1)
         assert "camera: down" in detail and "camera.enrollment" in detail and "venue.npz" in detail, detail
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        notify.close()
 
 
 def test_bad_config_exits_2_with_a_clear_message(tmp_path: Path) -> None:
@@ -141,20 +152,10 @@ def test_bad_config_exits_2_with_a_clear_message(tmp_path: Path) -> None:
 def test_sigkill_then_restart_resumes_the_journal(mosquitto: LocalMosquitto, tmp_path: Path) -> None:
     cfg_path = write_config(tmp_path, mqtt_port=mosquitto.port)
     for round_no in range(2):
-        notify = NotifySocket(tmp_path / f"notify{round_no}.sock")
-        proc = start(cfg_path, notify, tmp_path)
-        try:
-            notify.wait_for("READY")
+        with running(cfg_path, tmp_path, f"notify{round_no}.sock") as proc:
             if round_no == 0:
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait(30)
-            else:
-                proc.send_signal(signal.SIGTERM)
-                assert proc.wait(30) == 0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            notify.close()
     journal = (tmp_path / "data" / "T9.journal.jsonl").read_text().splitlines()
     assert sum(1 for x in journal if '"session_start"' in x) == 1  # one session, resumed, not restarted
     assert any(r["msg"].startswith("resumed from the journal") for r in logs(tmp_path))
