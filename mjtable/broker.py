@@ -203,11 +203,10 @@ class LocalMosquitto:
                 if not (first and any(self._picked) and attempt + 1 < PICK_ATTEMPTS
                         and "Address already in use" in self.log_tail()):
                     raise
-                self._proc = None
+                self._proc = None  # the next _start_once writes the config again, picking the ports set to 0
                 self._log.clear()
                 self.port = 0 if self._picked[0] else self.port
                 self.ws_port = 0 if self._picked[1] else self.ws_port
-                self._write_config()
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _start_once(self, timeout_s: float) -> LocalMosquitto:

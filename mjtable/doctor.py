@@ -150,26 +150,21 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
     """The camera's tile classifier on this CPU (``vision.classifier.selfcheck``): does onnxruntime's fused
     int8 arithmetic compute the configured model as its graph says, and how long does a crop take?
     ``kernel_check``: the check to run (default ``vision.classifier.selfcheck.kernel_check``)."""
-    from vision.classifier.model import DEFAULT_MODEL_PATH, ModelError
+    from mjtable.service.camera import load_classifier, model_path
+    from vision.classifier.model import ModelError
     from vision.classifier.selfcheck import kernel_check as real_check
 
     run_check = kernel_check or real_check
-    path = Path(cfg.camera.model) if cfg.camera.model else DEFAULT_MODEL_PATH
+    path = model_path(cfg.camera)
     try:
         got = run_check(path)
     except ModelError as exc:
         status = "warn" if cfg.camera.source == "none" else "fail"
         return Check("classifier", status, str(exc))
     if not got.agrees:
-        return Check("classifier", "fail", f"this CPU does not compute {path.name} as its graph says "
-                     f"({got.reads_differ} of {got.crops} probe reads differ, logits up to {got.max_logit_gap} "
-                     "apart): its weights are "
-                     "int8, which onnxruntime saturates on x86 CPUs without VNNI. Use the shipped model, or "
-                     "quantize the float model again with python -m vision.quantize (weights stored as uint8)")
+        return Check("classifier", "fail", got.disagreement(path.name))
     enrolled = ""
     if cfg.camera.enrollment:  # the head the camera will read with: loaded exactly as the service loads it
-        from mjtable.service.camera import load_classifier
-
         try:
             clf = load_classifier(cfg.camera)
         except RuntimeError as exc:

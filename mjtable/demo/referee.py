@@ -74,9 +74,12 @@ class DemoReferee:
         """Publish one referee command (QoS 1); returns the document sent."""
         doc = {"schema": "mjtable.command/1", "id": f"demo-{key}-{command}"[:64], "command": command,
                "referee": "demo", **args}
+        self._send(doc)
+        return doc
+
+    def _send(self, doc: dict[str, Any]) -> None:
         self.sent.append(doc)
         self._client.publish(self.topics.command, json.dumps(doc).encode(), qos=1)
-        return doc
 
     def _answered(self, command_id: str) -> bool:
         with self._lock:
@@ -90,8 +93,7 @@ class DemoReferee:
                 del self._unanswered[cid]
             elif now - sent_at >= self.resend_after_s:
                 LOGGER.warning("demo referee: no answer to %s after %.0f s, sending it again", cid, now - sent_at)
-                self.sent.append(doc)
-                self._client.publish(self.topics.command, json.dumps(doc).encode(), qos=1)
+                self._send(doc)
                 self._unanswered[cid] = (doc, seq, now)
 
     async def run(self) -> None:

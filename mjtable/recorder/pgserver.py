@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from mjtable.broker import free_port
+from mjtable.broker import PICK_ATTEMPTS, free_port
 
 SEARCH = Path("/usr/lib/postgresql")
 SUPERUSER = "mjt"
@@ -97,7 +97,7 @@ class LocalPostgres:
         data = self._dir / "data"
         self._call([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", SUPERUSER, "-E", "UTF8",
                     "--no-instructions"], "initdb")
-        for attempt in range(3):  # a picked port that something took before the server bound it is picked again
+        for attempt in range(PICK_ATTEMPTS):  # a picked port taken before the server bound it is picked again
             if picked:
                 self.port = free_port()
             opts = [f"-p {self.port}", f"-k {self._dir}", "-c listen_addresses=127.0.0.1", "-c fsync=on"]
@@ -107,7 +107,7 @@ class LocalPostgres:
                             str(self._dir / "server.log"), "-o", " ".join(opts), "start"], "pg_ctl start")
                 break
             except PostgresError as exc:
-                if not (picked and attempt < 2 and "Address already in use" in str(exc)):
+                if not (picked and attempt + 1 < PICK_ATTEMPTS and "Address already in use" in str(exc)):
                     raise
 
     def _call(self, argv: list[str], what: str) -> None:

@@ -117,19 +117,26 @@ def kernel_check(path: Path) -> Any:
     return got
 
 
+def model_path(camera: CameraConfig | None) -> Path:
+    """The tile classifier's ONNX file: ``camera.model``, or the shipped one."""
+    if camera is not None and camera.model:
+        return Path(camera.model)
+    return Path(_optional("vision.classifier", "the tile classifier").DEFAULT_MODEL_PATH)
+
+
 def load_classifier(camera: CameraConfig | None) -> Any:
     """The ONNX tile classifier ``camera.model`` names (default: the shipped one) with ``camera.enrollment``'s
     adapted head, if any.  RuntimeError naming the file for a model or enrollment that is missing, unreadable or
     made for another model: the camera then stays down rather than read a venue's set with a head it was not
     meant for."""
     model = _optional("vision.classifier", "the tile classifier")
-    path = Path(camera.model) if camera is not None and camera.model else model.DEFAULT_MODEL_PATH
+    path = model_path(camera)
     enrollment = None
     if camera is not None and camera.enrollment:
         enroll = _optional("vision.classifier.enroll", "the classifier enrollment")
         try:
             enrollment = enroll.Enrollment.load(Path(camera.enrollment))
-        except (OSError, ValueError) as exc:
+        except enroll.EnrollmentError as exc:  # names the file
             raise RuntimeError(f"camera.enrollment: {exc}") from exc
     try:
         return model.OnnxTileClassifier.load(path, enrollment=enrollment)
@@ -143,16 +150,13 @@ def refuse_a_miscomputed_model(camera: CameraConfig) -> None:
     (``vision.classifier.selfcheck``; ``mjtable doctor`` runs the same check): such a model reads real tiles
     wrong and confidently, so the camera stays down and the referee enters the acts.  A model that cannot be
     loaded is left to :func:`load_classifier`, which names the problem."""
-    path = Path(camera.model) if camera.model else _optional("vision.classifier", "the classifier").DEFAULT_MODEL_PATH
+    path = model_path(camera)
     try:
         got = kernel_check(path)
     except RuntimeError:  # ModelError: missing or unreadable, reported by load_classifier
         return
     if not got.agrees:
-        raise RuntimeError(
-            f"this CPU does not compute the tile classifier {path} as its graph says ({got.reads_differ} of "
-            f"{got.crops} probe reads differ, logits up to {got.max_logit_gap} apart): the camera stays down. "
-            "Run mjtable doctor; a model written by python -m vision.quantize (weights stored as uint8) passes")
+        raise RuntimeError(f"{got.disagreement(f'the tile classifier {path}')}; the camera stays down")
 
 
 def _optional(module: str, what: str) -> Any:

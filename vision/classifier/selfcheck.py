@@ -51,6 +51,13 @@ class KernelCheck:
         """True when the fused kernels compute what the graph says (up to rounding)."""
         return self.reads_differ == 0 and self.max_logit_gap < MAX_LOGIT_GAP
 
+    def disagreement(self, model: str) -> str:
+        """What a failed check means for ``model`` and what to do (``mjtable doctor`` and the service say it)."""
+        return (f"this CPU does not compute {model} as its graph says ({self.reads_differ} of {self.crops} probe "
+                f"reads differ, logits up to {self.max_logit_gap} apart): its weights are int8, which onnxruntime "
+                "saturates on x86 CPUs without VNNI. Use the shipped model, or quantize the float model again with "
+                "python -m vision.quantize (weights stored as uint8)")
+
 
 def probe_crops(n: int = PROBES, seed: int = 0) -> list[Image]:
     """``n`` seeded tile-like crops, 64 x 48 BGR: a light body, six dark strokes, Gaussian noise."""

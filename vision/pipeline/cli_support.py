@@ -138,10 +138,9 @@ def watch_main(args: argparse.Namespace, out: TextIO | None = None) -> int:
         enrollment = Enrollment.load(args.enrollment) if args.enrollment is not None else None
         # small batches: no spinning thread pool
         classifier = OnnxTileClassifier.load(args.model, threads=1, enrollment=enrollment)
-    except (ImportError, ModelError, EnrollmentError, OSError) as exc:
+    except (ImportError, ModelError, EnrollmentError) as exc:  # an EnrollmentError names its file
         source.close()
-        what = f"enrollment {args.enrollment}" if args.enrollment is not None else "tile classifier"
-        return _error(f"no {what}: {exc}", out)
+        return _error(f"no tile classifier: {exc}", out)
     pipe = TablePipeline(
         classifier,
         _geometry(args),
