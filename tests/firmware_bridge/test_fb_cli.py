@@ -14,7 +14,7 @@ import pytest
 
 from firmware_bridge.events import BuildFailedError, DiceRolled, LinkDown, LinkLostError, McuReset, McuResetError
 from firmware_bridge.session import TableLink
-from firmware_bridge.transport import serial_factory
+from firmware_bridge.transport import Transport, TransportClosedError, TransportFactory, serial_factory
 from tests.firmware_bridge.fb_helpers import FAST, EventLog
 
 
@@ -80,9 +80,29 @@ async def test_bad_control_lines_get_a_clear_error(sim_process: SimProcess) -> N
     assert (await sim_process.control({"op": "status"}))["ok"] is True
 
 
+def the_first_open_only(url: str) -> TransportFactory:
+    """Open ``url`` once; later opens fail as a vanished device does.
+
+    The kernel hands a freed pty number to the next process that asks (another test worker's simulator), so
+    reopening the dead simulator's path could reach a live, foreign one.  A USB serial adapter that is pulled
+    fails to open instead; this factory models that.
+    """
+    opened = False
+    first = serial_factory(url)
+
+    async def factory() -> Transport:
+        nonlocal opened
+        if opened:
+            raise TransportClosedError(f"cannot open {url}: the device is gone")
+        opened = True
+        return await first()
+
+    return factory
+
+
 async def test_simulator_killed_link_goes_down(sim_process: SimProcess) -> None:
     timing = dataclasses.replace(FAST, ready_wait_s=0.3)
-    async with TableLink(serial_factory(sim_process.info["pty"]), timing=timing) as link:
+    async with TableLink(the_first_open_only(sim_process.info["pty"]), timing=timing) as link:
         log = EventLog(link)
         sim_process.proc.kill()
         await sim_process.proc.wait()
