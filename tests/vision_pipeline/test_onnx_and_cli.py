@@ -12,6 +12,7 @@ import cv2
 
 from tests.vision_pipeline.conftest import Runner, needs_model
 from vision.classifier import OnnxTileClassifier
+from vision.pipeline.capture import known_crops, layout_tiles
 from vision.pipeline.cli_support import add_calibrate_arguments, add_watch_arguments, calibrate_main, watch_main
 from vision.pipeline.table import TablePipeline
 from vision.scene import SceneMeld, SeatScene, TableScene
@@ -36,6 +37,22 @@ def test_onnx_classifier_reads_rendered_discards_and_melds(cam: SimCamera) -> No
     meld_events = [e for e in events if e["type"] == "meld" or e.get("about") == "meld"]
     assert {e["claimed_from"] for e in meld_events if e["type"] == "meld"} <= {2, 3}
     assert len(meld_events) == 2
+
+
+@needs_model
+def test_the_table_reads_a_crop_as_the_model_card_was_calibrated(cam: SimCamera) -> None:
+    """The card's ``min_confidence`` (the service's threshold) is fitted on one read of each crop (with its mirror,
+    as the card says).  The pipeline must report that read's confidence, not a vote over quarter turns, whose
+    averaged probabilities the threshold was never fitted on."""
+    clf = OnnxTileClassifier.load(threads=1)
+    pipe = TablePipeline(clf)
+    scene = TableScene(seats=(SeatScene(pond=POND[:4]), SeatScene(), SeatScene(), SeatScene()))
+    frame = cam.render(scene)
+    pipe.process(frame, 0)
+    crops = [crop for _, crop, _ in known_crops(pipe, frame, layout_tiles(pipe.geometry, ((*POND[:4],), (), (), ())))]
+    assert len(crops) == 4
+    table, own = pipe.classify_crops(crops), clf.classify(crops)
+    assert [(p.code, p.confidence) for p in table] == [(p.code, p.confidence) for p in own]
 
 
 def test_calibrate_main_prints_calibration_or_missing_markers(tmp_path: Path, cam: SimCamera) -> None:

@@ -214,7 +214,8 @@ def _table_crops(
 
 
 def _read_accuracy(pipe: TablePipeline, crops: list[Image], truth: list[str]) -> tuple[float, int]:
-    """(share read right, reads under the 0.6 confidence threshold) of ``pipe``'s four-turn vote on ``crops``."""
+    """(share read right, reads under the 0.6 confidence threshold) of ``pipe``'s reads of ``crops`` (in its
+    ``rotations``)."""
     preds = pipe.classify_crops(crops)
     right = float(np.mean([p.code == t for p, t in zip(preds, truth, strict=True)])) if preds else 0.0
     return right, sum(p.confidence < 0.6 for p in preds)
@@ -228,9 +229,10 @@ def table_reads(
 ) -> dict[str, Any]:
     """Every class laid out on the simulated table (``vision.synth`` styles, one set per seed, ``cc0-art`` the
     simulated camera's own CC0 artwork), filmed from ``seeds`` camera poses and read by the pipeline as in play
-    (crop from the tops' plane, four-turn vote): the share read right and the reads under 0.6 per style.  This
-    is the classifier judged on the table's crops (about 19 x 26 px a tile at 1280 x 720), not on its own
-    training crops.  ``model``: an ONNX file other than the committed one; ``frame_size``: the camera's (px)."""
+    (crop from the tops' plane, one read per crop as the service reads): the share read right and the reads under
+    0.6 per style.  This is the classifier judged on the table's crops (about 19 x 26 px a tile at 1280 x 720),
+    not on its own training crops.  ``model``: an ONNX file other than the committed one; ``frame_size``: the
+    camera's (px)."""
     from vision.classifier import OnnxTileClassifier
     from vision.pipeline.tileart import SynthTileArt
 

@@ -161,8 +161,10 @@ class TablePipeline:
             accepted frames is accepted (the markers' sharpness does not change with the tiles on the table).
         crop_margin: felt kept round each tile crop, as a fraction of the tile's size per side.  ``None``:
             0.05 for ``OnnxTileClassifier`` (trained on loose framing), else 0 (templates are tight).
-        rotations: quarter turns each crop is classified in (1, 2 or 4; the class probabilities are
-            averaged).  ``None``: 4 for ``OnnxTileClassifier`` (trained on all four turns), else 1.
+        rotations: quarter turns each crop is classified in (1, 2 or 4; the top-3 probabilities are
+            averaged).  ``None``: 1, the read the model card's ``min_confidence`` was fitted on (a vote over
+            turns gives flatter probabilities than that threshold assumes, and costs 4x the network time; at
+            1920 x 1080 it reads no better, docs/vision-pipeline.md).
         vote_frames: frames a new tile is classified in, its answer being the mean of those reads (then
             reused while the tile stays unchanged).  ``None``: ``stable_frames``; 1 = first read only.
         hfov_deg: the camera's horizontal field of view, degrees: with the markers it places the camera, for
@@ -191,7 +193,7 @@ class TablePipeline:
         if crop_margin is None:
             crop_margin = 0.05 if onnx else 0.0
         if rotations is None:
-            rotations = 4 if onnx else 1
+            rotations = 1
         if rotations not in (1, 2, 4):
             raise ValueError(f"rotations must be 1, 2 or 4, not {rotations}")
         self.crop_margin = crop_margin
