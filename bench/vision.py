@@ -14,7 +14,9 @@ Measures, in one run, against the issue's targets:
 * frame-to-events latency of the table pipeline (target <= 50 ms median) from
   ``vision.pipeline.bench.bench_pipeline()`` when that module exists (its ``pipeline_*`` keys merged in);
 * the classifier on the table's own crops (``table_reads``: every class laid out on the simulated table in each
-  style, read by the pipeline as in play; at 1280 x 720 and at 1920 x 1080) and enrollment from the table's
+  style, read by the pipeline as in play, one read per crop; at 1280 x 720 and at 1920 x 1080; per style the share
+  right, and at the card's ``min_confidence`` the reads sent to the referee and those confident and wrong) and
+  enrollment from the table's
   camera (``table_enrollment``: the held-out styles before/after enrolling the crops ``mjtable vision capture``
   files), unless ``--no-pipeline``.
 

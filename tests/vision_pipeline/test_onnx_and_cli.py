@@ -128,3 +128,22 @@ def test_watch_reads_with_the_card_threshold_and_a_venue_enrollment(tmp_path: Pa
     assert sorted((e["position"], e["tiles"]) for e in events) == [(0, ["1p"]), (1, ["9s"])]
     code, lines = _watch(tmp_path, "--enrollment", str(tmp_path / "broken.npz"))
     assert code == 2 and "broken.npz" in str(lines[0]["error"])
+
+
+@needs_model
+def test_table_reads_count_the_referee_share_and_confident_errors_at_the_cards_threshold() -> None:
+    """``bench.vision``'s table reads report what the service would do with each read: under the card's
+    ``min_confidence`` to the referee, over it taken as fact (and how many of those are wrong)."""
+    from vision.pipeline.bench import _table_crops, table_reads
+    from vision.pipeline.tileart import Cc0TileArt
+
+    clf = OnnxTileClassifier.load(threads=1)
+    threshold = clf.meta["calibration"]["min_confidence"]
+    got = table_reads(("cc0-art",), seeds=(31,))["cc0-art"]
+    crops, truth = _table_crops(Cc0TileArt(), 31, clf)
+    own = clf.classify(crops)
+    assert got["threshold"] == threshold and got["reads"] == len(truth) == 46
+    assert got["under_threshold"] == sum(p.confidence < threshold for p in own)
+    pairs = list(zip(own, truth, strict=True))
+    assert got["confident_wrong"] == sum(p.confidence >= threshold and p.code != t for p, t in pairs)
+    assert got["accuracy"] == round(sum(p.code == t for p, t in pairs) / len(truth), 4)

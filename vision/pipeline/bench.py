@@ -221,6 +221,19 @@ def _read_accuracy(pipe: TablePipeline, crops: list[Image], truth: list[str]) ->
     return right, sum(p.confidence < 0.6 for p in preds)
 
 
+def _read_counts(pipe: TablePipeline, crops: list[Image], truth: list[str], threshold: float) -> dict[str, int]:
+    """Counts of ``pipe``'s reads of ``crops``: ``right``, ``under_0.6``, ``under_threshold`` (to the referee at
+    ``threshold``) and ``confident_wrong`` (at or over ``threshold`` and wrong)."""
+    preds = pipe.classify_crops(crops)
+    pairs = list(zip(preds, truth, strict=True))
+    return {
+        "right": sum(p.code == t for p, t in pairs),
+        "under_0.6": sum(p.confidence < 0.6 for p in preds),
+        "under_threshold": sum(p.confidence < threshold for p in preds),
+        "confident_wrong": sum(p.confidence >= threshold and p.code != t for p, t in pairs),
+    }
+
+
 def table_reads(
     styles: tuple[str, ...],
     seeds: tuple[int, ...] = (31, 32, 33),
@@ -230,24 +243,33 @@ def table_reads(
     """Every class laid out on the simulated table (``vision.synth`` styles, one set per seed, ``cc0-art`` the
     simulated camera's own CC0 artwork), filmed from ``seeds`` camera poses and read by the pipeline as in play
     (crop from the tops' plane, one read per crop as the service reads): the share read right and the reads under
-    0.6 per style.  This is the classifier judged on the table's crops (about 19 x 26 px a tile at 1280 x 720),
+    0.6 per style, and at the model card's ``min_confidence`` (the service's threshold, ``threshold``) the reads
+    under it (``under_threshold``: to the referee) and those over it but wrong (``confident_wrong``).  This is
+    the classifier judged on the table's crops (about 19 x 26 px a tile at 1280 x 720),
     not on its own training crops.  ``model``: an ONNX file other than the committed one; ``frame_size``: the
     camera's (px)."""
     from vision.classifier import OnnxTileClassifier
     from vision.pipeline.tileart import SynthTileArt
 
     clf = OnnxTileClassifier.load(model, threads=THREADS)
+    threshold = float(clf.meta.get("calibration", {}).get("min_confidence", 0.6))
     out: dict[str, Any] = {}
     for style in styles:
-        right: list[float] = []
-        low = reads = 0
+        total = {"reads": 0, "right": 0, "under_0.6": 0, "under_threshold": 0, "confident_wrong": 0}
         for seed in seeds:
             art: TileArt = Cc0TileArt() if style == "cc0-art" else SynthTileArt(style=style, seed=seed)
             crops, truth = _table_crops(art, seed, clf, frame_size)
-            share, under = _read_accuracy(TablePipeline(clf), crops, truth)
-            right.append(share * len(crops))
-            reads, low = reads + len(crops), low + under
-        out[style] = {"reads": reads, "accuracy": round(sum(right) / max(1, reads), 4), "under_0.6": low}
+            total["reads"] += len(crops)
+            for key, n in _read_counts(TablePipeline(clf), crops, truth, threshold).items():
+                total[key] += n
+        out[style] = {
+            "reads": total["reads"],
+            "accuracy": round(total["right"] / max(1, total["reads"]), 4),
+            "under_0.6": total["under_0.6"],
+            "threshold": threshold,
+            "under_threshold": total["under_threshold"],
+            "confident_wrong": total["confident_wrong"],
+        }
     return out
 
 
