@@ -151,13 +151,14 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
     int8 arithmetic compute the configured model as its graph says, and how long does a crop take?
     ``kernel_check``: the check to run (default ``vision.classifier.selfcheck.kernel_check``)."""
     from mjtable.service.camera import load_classifier, model_path
-    from vision.classifier.model import ModelError
+    from vision.classifier.model import ModelError, network_reads_per_crop
     from vision.classifier.selfcheck import kernel_check as real_check
 
     run_check = kernel_check or real_check
     path = model_path(cfg.camera)
     try:
         got = run_check(path)
+        reads = network_reads_per_crop(path)
     except ModelError as exc:
         status = "warn" if cfg.camera.source == "none" else "fail"
         return Check("classifier", status, str(exc))
@@ -173,8 +174,9 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
         enrollment = clf.enrollment
         enrolled = (f"; enrollment {cfg.camera.enrollment}: {len(enrollment.codes)} faces enrolled, "
                     f"temperature {clf.temperature}")
-    return Check("classifier", "ok", f"{path.name} reads as its graph says on this CPU; "
-                 f"{got.ms_per_crop} ms per crop in a batch of {got.crops}{enrolled}")
+    per_tile = f"{reads} reads (with its mirror), {round(reads * got.ms_per_crop, 3)} ms" if reads == 2 else "1 read"
+    return Check("classifier", "ok", f"{path.name} reads as its graph says on this CPU; {got.ms_per_crop} ms per "
+                 f"network read in a batch of {got.crops} (a tile: {per_tile}){enrolled}")
 
 
 def check_broker(cfg: Config, timeout_s: float) -> Check:

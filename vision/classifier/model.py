@@ -64,6 +64,17 @@ class TileClassifier(Protocol):
     def classify(self, crops: Sequence[npt.NDArray[np.uint8]]) -> list[Prediction]: ...
 
 
+def network_reads_per_crop(model_path: Path) -> int:
+    """How many network reads the card beside ``model_path`` (its ``.json``) makes of each crop: 2 for
+    ``input.test_time`` = ``mirror``, else 1.  Raises ModelError when the card is missing or unreadable."""
+    meta_path = model_path.with_suffix(".json")
+    try:
+        test_time = json.loads(meta_path.read_text())["input"].get("test_time", "none")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ModelError(f"model metadata {meta_path} is missing or invalid: {exc}") from exc
+    return 2 if test_time == "mirror" else 1
+
+
 def _softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
