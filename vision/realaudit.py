@@ -1,5 +1,6 @@
 """Where a model misreads the real photographs' validation crops (issue 15): its top-1 by how loose the photo's
-boxes are, the photos holding the most errors, and a picture of the misread crops to look at.
+boxes are, with the shares the service would take as fact (and wrongly) at the card's ``min_confidence``, the
+photos holding the most errors, and a picture of the misread crops to look at.
 
 The publisher of the real-tile set rotated photos and kept axis-aligned boxes, so in some photos each box holds
 two to four tiles (the labelled one near its centre).  A photo's **box coverage** is the sum of its boxes' areas
@@ -36,12 +37,14 @@ MOSAIC_MAX = 160
 
 @dataclass(frozen=True, slots=True)
 class Read:
-    """One validation crop as the model read it: its photo, true and predicted codes, the photo's box coverage."""
+    """One validation crop as the model read it: its photo, true and predicted codes, the photo's box coverage and
+    the read's calibrated confidence (0..1, the card's temperature applied, as the service sees it)."""
 
     file: str
     truth: str
     predicted: str
     coverage: float
+    confidence: float
 
 
 def box_coverage(boxes: list[realdata.Box], width: int, height: int) -> float:
@@ -52,8 +55,8 @@ def box_coverage(boxes: list[realdata.Box], width: int, height: int) -> float:
 def read_validation(
     clf: OnnxTileClassifier, directory: Path, seed: int = 0
 ) -> tuple[list[Read], list[npt.NDArray[np.uint8]]]:
-    """Every validation crop of split ``seed`` read by ``clf`` (argmax; a temperature does not change it), with
-    the crops themselves."""
+    """Every validation crop of split ``seed`` read by ``clf`` (its calibrated probabilities, as the service
+    reads), with the crops themselves."""
     boxes = realdata.read_labels(directory)
     _, val = realdata.split_sources(boxes, seed)
     reads: list[Read] = []
@@ -61,31 +64,49 @@ def read_validation(
     for name, photo, items in realdata.photos_of(directory, boxes, val):
         cover = box_coverage(items, photo.shape[1], photo.shape[0])
         cut = [realdata.crop(photo, b) for b in items]
-        logits = clf.logits(cut)
-        for b, row in zip(items, logits, strict=True):
-            reads.append(Read(name, b.code, clf.classes[int(np.argmax(row))], cover))
+        probs = clf.probabilities(cut)
+        for b, row in zip(items, probs, strict=True):
+            best = int(np.argmax(row))
+            reads.append(Read(name, b.code, clf.classes[best], cover, float(row[best])))
         crops.extend(cut)
     return reads, crops
 
 
-def summarise(reads: list[Read], worst: int = 8) -> dict[str, Any]:
-    """Top-1 overall and per coverage bucket, and the ``worst`` photos by errors (file, boxes, errors, coverage)."""
+def _shares(reads: list[Read], threshold: float) -> dict[str, float | None]:
+    """Of ``reads``: the share at or over ``threshold`` (taken as fact by the service) and the share over it and
+    wrong; None for no reads."""
+    if not reads:
+        return {"confident": None, "confident_wrong": None}
+    sure = [r for r in reads if r.confidence >= threshold]
+    wrong = sum(r.truth != r.predicted for r in sure)
+    return {"confident": round(len(sure) / len(reads), 4), "confident_wrong": round(wrong / len(reads), 4)}
+
+
+def summarise(reads: list[Read], worst: int = 8, threshold: float | None = None) -> dict[str, Any]:
+    """Top-1 overall and per coverage bucket, and the ``worst`` photos by errors (file, boxes, errors, coverage).
+    With ``threshold`` (the card's ``min_confidence``) also the confident and confident-and-wrong shares, overall
+    and per bucket."""
     right = [r.truth == r.predicted for r in reads]
     buckets: dict[str, dict[str, Any]] = {}
     for label, lo, hi in COVERAGE_BUCKETS:
-        inside = [ok for r, ok in zip(reads, right, strict=True) if lo <= r.coverage < hi]
+        inside = [r for r in reads if lo <= r.coverage < hi]
+        ok = [r.truth == r.predicted for r in inside]
         buckets[label] = {
             "crops": len(inside),
-            "errors": inside.count(False),
-            "top1": round(sum(inside) / len(inside), 4) if inside else None,
+            "errors": ok.count(False),
+            "top1": round(sum(ok) / len(ok), 4) if ok else None,
         }
+        if threshold is not None:
+            buckets[label].update(_shares(inside, threshold))
     errors = Counter(r.file for r, ok in zip(reads, right, strict=True) if not ok)
     boxes = Counter(r.file for r in reads)
     cover = {r.file: r.coverage for r in reads}
+    at_threshold = {"threshold": threshold, **_shares(reads, threshold)} if threshold is not None else {}
     return {
         "crops": len(reads),
         "errors": right.count(False),
         "top1": round(sum(right) / len(reads), 4) if reads else None,
+        **at_threshold,
         "by_box_coverage": buckets,
         "worst_photos": [
             {"file": f, "boxes": boxes[f], "errors": n, "coverage": round(cover[f], 2)}
@@ -125,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ModelError, OSError, ValueError) as exc:
         print(json.dumps({"error": str(exc)}))
         return 2
-    out = summarise(reads)
+    out = summarise(reads, threshold=float(clf.meta.get("calibration", {}).get("min_confidence", 0.6)))
     if args.mosaic is not None:
         if not cv2.imwrite(str(args.mosaic), mosaic(reads, crops)):
             print(json.dumps({"error": f"cannot write {args.mosaic}"}))

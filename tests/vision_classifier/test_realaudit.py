@@ -22,11 +22,11 @@ def test_box_coverage_is_the_boxes_area_over_the_photos() -> None:
 def test_summary_splits_top1_by_coverage_and_names_the_worst_photos() -> None:
     R = realaudit.Read
     reads = [
-        R("a.jpg", "1m", "1m", 0.5),
-        R("a.jpg", "2m", "3m", 0.5),
-        R("b.jpg", "5p", "5p", 1.5),
-        R("c.jpg", "7z", "1p", 2.4),
-        R("c.jpg", "7z", "2p", 2.4),
+        R("a.jpg", "1m", "1m", 0.5, 0.9),
+        R("a.jpg", "2m", "3m", 0.5, 0.9),
+        R("b.jpg", "5p", "5p", 1.5, 0.9),
+        R("c.jpg", "7z", "1p", 2.4, 0.9),
+        R("c.jpg", "7z", "2p", 2.4, 0.9),
     ]
     out = realaudit.summarise(reads)
     assert (out["crops"], out["errors"], out["top1"]) == (5, 3, 0.4)
@@ -36,6 +36,37 @@ def test_summary_splits_top1_by_coverage_and_names_the_worst_photos() -> None:
         ">=2": {"crops": 2, "errors": 2, "top1": 0.0},
     }
     assert out["worst_photos"][0] == {"file": "c.jpg", "boxes": 2, "errors": 2, "coverage": 2.4}
+
+
+def test_summary_at_the_cards_threshold_gives_each_buckets_confident_and_confident_wrong_shares() -> None:
+    """What the service would do with each read (over the threshold: taken as fact; under: to the referee), per
+    coverage bucket: tight boxes are the table's case."""
+    R = realaudit.Read
+    reads = [
+        R("a.jpg", "1m", "1m", 0.5, 0.99),
+        R("a.jpg", "2m", "3m", 0.5, 0.995),  # confident and wrong
+        R("a.jpg", "4m", "4m", 0.5, 0.5),
+        R("a.jpg", "5m", "6m", 0.5, 0.9),  # wrong, but sent to the referee
+        R("c.jpg", "7z", "1p", 2.4, 0.4),
+    ]
+    out = realaudit.summarise(reads, threshold=0.98)
+    assert out["threshold"] == 0.98
+    assert out["by_box_coverage"]["<1"] == {
+        "crops": 4,
+        "errors": 2,
+        "top1": 0.5,
+        "confident": 0.5,
+        "confident_wrong": 0.25,
+    }
+    assert out["by_box_coverage"][">=2"]["confident"] == 0.0
+    assert out["by_box_coverage"]["1-2"] == {
+        "crops": 0,
+        "errors": 0,
+        "top1": None,
+        "confident": None,
+        "confident_wrong": None,
+    }
+    assert (out["confident"], out["confident_wrong"]) == (0.4, 0.2)
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(), reason="committed model file is absent")
@@ -50,6 +81,11 @@ def test_cli_reads_every_validation_crop_and_draws_the_misreads(
     _, val = realdata.split_sources(boxes, 0)
     assert out["crops"] == sum(b.source in val for b in boxes)
     assert sum(b["crops"] for b in out["by_box_coverage"].values()) == out["crops"]
+    assert (
+        out["threshold"]
+        == json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())["calibration"]["min_confidence"]
+    )
+    assert 0.0 <= out["confident_wrong"] <= out["confident"] <= 1.0
     img = cv2.imread(str(png))
     assert img is not None and img.shape[1] in (96, 16 * 96)  # one blank cell when nothing is misread
 
