@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from vision import realdata
 from vision.classifier.model import ModelError, OnnxTileClassifier
+from vision.realeval import choose_threshold, rates
 
 #: coverage buckets: (label, lower bound inclusive, upper bound exclusive)
 COVERAGE_BUCKETS = (("<1", 0.0, 1.0), ("1-2", 1.0, 2.0), (">=2", 2.0, float("inf")))
@@ -115,6 +116,41 @@ def summarise(reads: list[Read], worst: int = 8, threshold: float | None = None)
     }
 
 
+def threshold_held_out(reads: list[Read], seeds: tuple[int, ...] = (0, 1, 2)) -> list[dict[str, Any]]:
+    """The card's threshold rule (``vision.realeval.choose_threshold``) applied to one half of the photos (by
+    source, ``realdata.halves`` with each of ``seeds``) and judged on the other half: per seed and half, the
+    threshold, the reads judged, and the confident and confident-and-wrong shares there.  The card's own figures
+    choose and judge on the same reads; these say how far they hold on photos the choice did not see (the
+    temperature stays the card's)."""
+
+    def source(r: Read) -> str:
+        return r.file.split("-", 1)[0]
+
+    out: list[dict[str, Any]] = []
+    for seed in seeds:
+        halves = realdata.halves({source(r) for r in reads}, seed)
+        for name, chosen, judged in (("first", *halves), ("second", *halves[::-1])):
+            fit = [r for r in reads if source(r) in chosen]
+            test = [r for r in reads if source(r) in judged]
+            t = choose_threshold(
+                np.array([r.confidence for r in fit], np.float32), np.array([r.truth == r.predicted for r in fit])
+            )
+            wrong, sure = rates(
+                np.array([r.confidence for r in test], np.float32), np.array([r.truth == r.predicted for r in test]), t
+            )
+            out.append(
+                {
+                    "seed": seed,
+                    "chosen_on": name,
+                    "threshold": t,
+                    "reads": len(test),
+                    "confident": round(sure, 4),
+                    "confident_wrong": round(wrong, 4),
+                }
+            )
+    return out
+
+
 def mosaic(reads: list[Read], crops: list[npt.NDArray[np.uint8]], limit: int = MOSAIC_MAX) -> npt.NDArray[np.uint8]:
     """The first ``limit`` misread crops at 96 x 96, 16 per row, each captioned ``truth>read`` (BGR uint8)."""
     cells = []
@@ -147,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"error": str(exc)}))
         return 2
     out = summarise(reads, threshold=float(clf.meta.get("calibration", {}).get("min_confidence", 0.6)))
+    out["threshold_held_out"] = threshold_held_out(reads)
     if args.mosaic is not None:
         if not cv2.imwrite(str(args.mosaic), mosaic(reads, crops)):
             print(json.dumps({"error": f"cannot write {args.mosaic}"}))

@@ -93,3 +93,23 @@ def test_cli_reads_every_validation_crop_and_draws_the_misreads(
 def test_cli_gives_a_json_error_for_a_missing_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert realaudit.main(["--model", str(tmp_path / "none.onnx"), "--real", str(tmp_path)]) == 2
     assert "error" in json.loads(capsys.readouterr().out)
+
+
+def test_the_threshold_chosen_on_half_the_photos_is_judged_on_the_other_half() -> None:
+    """The card's threshold is chosen on every validation read and judged on the same reads; the audit also
+    chooses it on one half of the photos (by source, seeded) and reports what it does on the other half."""
+    R = realaudit.Read
+    reads = []
+    for k in range(40):  # photo k: one right read at 0.99, and on every fourth photo a wrong one at 0.95
+        reads.append(R(f"{k:04d}-0.jpg", "1m", "1m", 0.5, 0.99))
+        if k % 4 == 0:
+            reads.append(R(f"{k:04d}-0.jpg", "2m", "3m", 0.5, 0.95))
+    got = realaudit.threshold_held_out(reads, seeds=(0, 1))
+    assert [(g["seed"], g["chosen_on"]) for g in got] == [(0, "first"), (0, "second"), (1, "first"), (1, "second")]
+    _, second = realdata.halves({f"{k:04d}" for k in range(40)}, 0)
+    judged = [r for r in reads if r.file[:4] in second]
+    for g in got:
+        assert g["threshold"] == 0.9501  # the lowest at which no wrong read (0.95) is confident: 0.2 % of ~25
+        assert g["confident_wrong"] == 0.0
+    assert got[0]["reads"] == len(judged)
+    assert got[0]["confident"] == round(sum(r.confidence >= 0.9501 for r in judged) / len(judged), 4)
