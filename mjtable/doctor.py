@@ -174,7 +174,7 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
         enrollment = clf.enrollment
         enrolled = (f"; enrollment {cfg.camera.enrollment}: {len(enrollment.codes)} faces enrolled, "
                     f"temperature {clf.temperature}")
-    per_tile = f"{reads} reads (with its mirror), {round(reads * got.ms_per_crop, 3)} ms" if reads == 2 else "1 read"
+    per_tile = f"{'2 reads (with its mirror)' if reads == 2 else '1 read'}, {round(reads * got.ms_per_crop, 3)} ms"
     return Check("classifier", "ok", f"{path.name} reads as its graph says on this CPU; {got.ms_per_crop} ms per "
                  f"network read in a batch of {got.crops} (a tile: {per_tile}){enrolled}")
 
