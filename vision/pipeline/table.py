@@ -164,7 +164,7 @@ class TablePipeline:
         rotations: quarter turns each crop is classified in (1, 2 or 4; the top-3 probabilities are
             averaged).  ``None``: 1, the read the model card's ``min_confidence`` was fitted on (a vote over
             turns gives flatter probabilities than that threshold assumes, and costs 4x the network time; at
-            1920 x 1080 it reads no better, docs/vision-pipeline.md).
+            1920 x 1080 it reads no better: docs/vision.md, "One read per crop on the table").
         vote_frames: frames a new tile is classified in, its answer being the mean of those reads (then
             reused while the tile stays unchanged).  ``None``: ``stable_frames``; 1 = first read only.
         hfov_deg: the camera's horizontal field of view, degrees: with the markers it places the camera, for
