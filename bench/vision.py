@@ -16,9 +16,9 @@ Measures, in one run, against the issue's targets:
 * the classifier on the table's own crops (``table_reads``: every class laid out on the simulated table in each
   style, read by the pipeline as in play, one read per crop; at 1280 x 720 and at 1920 x 1080; per style the share
   right, and at the card's ``min_confidence`` the reads sent to the referee and those confident and wrong) and
-  enrollment from the table's
-  camera (``table_enrollment``: the held-out styles before/after enrolling the crops ``mjtable vision capture``
-  files), unless ``--no-pipeline``.
+  enrollment from the table's camera (``table_enrollment``, and ``table_enrollment_1920x1080`` at the service's
+  default frame: the held-out styles before/after enrolling the crops ``mjtable vision capture`` files), unless
+  ``--no-pipeline``.
 
 Real photographs (issue 15), unless ``--real none``: the validation split of ``--real DIR`` (default
 ``../shared/data/real-tiles``, split by source photo with the model card's seed, ``vision.realdata``): top-1,
@@ -320,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         out["table_reads"] = table_reads(table_styles, model=args.model)
         out["table_reads_1920x1080"] = table_reads(table_styles, model=args.model, frame_size=(1920, 1080))
         out["table_enrollment"] = {s: table_enrollment(s, model=args.model) for s in HELD_OUT_STYLES}
+        out["table_enrollment_1920x1080"] = {
+            s: table_enrollment(s, model=args.model, frame_size=(1920, 1080)) for s in HELD_OUT_STYLES
+        }
     if args.calibration_seeds > 0 and pipe is not None:
         from vision.pipeline.bench import calibration
 

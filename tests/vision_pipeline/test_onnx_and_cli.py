@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import pytest
 
 from tests.vision_pipeline.conftest import Runner, needs_model
 from vision.classifier import OnnxTileClassifier
@@ -147,3 +148,22 @@ def test_table_reads_count_the_referee_share_and_confident_errors_at_the_cards_t
     pairs = list(zip(own, truth, strict=True))
     assert got["confident_wrong"] == sum(p.confidence >= threshold and p.code != t for p, t in pairs)
     assert got["accuracy"] == round(sum(p.code == t for p, t in pairs) / len(truth), 4)
+
+
+@needs_model
+def test_table_enrollment_films_at_the_frame_size_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench.vision`` measures table enrollment at the service's default frame (1920 x 1080) as well as at
+    1280 x 720: the crops enrolled and the crops read both come from cameras of that size."""
+    import vision.pipeline.bench as pipeline_bench
+
+    sizes: list[tuple[int, int]] = []
+
+    class Recorded(SimCamera):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            sizes.append((self.frame_w, self.frame_h))
+
+    monkeypatch.setattr(pipeline_bench, "SimCamera", Recorded)
+    got = pipeline_bench.table_enrollment("cn-ming", poses=1, frame_size=(1920, 1080))
+    assert got["frame_size"] == [1920, 1080] and got["reads"] == 46
+    assert sizes == [(1920, 1080), (1920, 1080)]  # the enrolling camera, then the scoring one

@@ -273,12 +273,14 @@ def table_reads(
     return out
 
 
-def table_enrollment(style: str = "cn-dark", poses: int = 3, model: Path | None = None) -> dict[str, Any]:
+def table_enrollment(
+    style: str = "cn-dark", poses: int = 3, model: Path | None = None, frame_size: tuple[int, int] = (1280, 720)
+) -> dict[str, Any]:
     """A venue's set unlike the training styles (``vision.synth`` ``style``, one fixed set) on the simulated
     table, read by the pipeline before and after enrolling the crops ``mjtable vision capture`` files from the
     table's own camera (the default layout, ``poses`` camera poses: that many photos per face), scored on
     another camera with the classes laid out in another order over all four ponds.  ``model``: an ONNX file
-    other than the committed one."""
+    other than the committed one; ``frame_size``: both cameras' (px)."""
     from vision.classifier import OnnxTileClassifier, enroll
     from vision.pipeline.capture import DEFAULT_LAYOUT, known_crops, layout_scene, layout_tiles, parse_layout
     from vision.pipeline.tileart import SynthTileArt
@@ -286,7 +288,7 @@ def table_enrollment(style: str = "cn-dark", poses: int = 3, model: Path | None 
     clf = OnnxTileClassifier.load(model, threads=THREADS)
     art = SynthTileArt(style=style, seed=5)
     layout = parse_layout(DEFAULT_LAYOUT)
-    cam, pipe = SimCamera(art=art, seed=21), TablePipeline(clf)
+    cam, pipe = SimCamera(art=art, seed=21, frame_size=frame_size), TablePipeline(clf)
     photos: dict[str, list[Image]] = {}
     for pose in range(poses):
         if pose:
@@ -295,11 +297,12 @@ def table_enrollment(style: str = "cn-dark", poses: int = 3, model: Path | None 
         pipe.process(frame, pose)  # calibrates, and recalibrates after a bump
         for code, crop, _ in known_crops(pipe, frame, layout_tiles(pipe.geometry, layout)):
             photos.setdefault(code, []).append(crop)
-    crops, truth = _table_crops(art, 22, clf)
+    crops, truth = _table_crops(art, 22, clf, frame_size)
     enrollment = enroll.build(clf, photos)
     adapted = TablePipeline(clf.with_enrollment(enrollment))
     return {
         "style": style,
+        "frame_size": list(frame_size),
         "photos_per_face": poses,
         "faces_enrolled": len(photos),
         "transform": enrollment.transform,
