@@ -33,8 +33,10 @@ MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL_PATH = MODEL_DIR / "tile_classifier.onnx"
 #: Crops are run through the network in chunks of this many (bounded memory, good ORT throughput).
 CHUNK = 64
-#: what ``input.test_time`` may say: ``none`` (one read per crop) or ``mirror`` (the crop and its mirror, averaged)
-TEST_TIME_READS = ("none", "mirror")
+#: what ``input.test_time`` may say, and the network reads it makes of each crop: ``none`` (one) or ``mirror`` (the
+#: crop and its mirror, averaged: two)
+NETWORK_READS = {"none": 1, "mirror": 2}
+TEST_TIME_READS = tuple(NETWORK_READS)
 
 
 class ModelError(RuntimeError):
@@ -64,15 +66,23 @@ class TileClassifier(Protocol):
     def classify(self, crops: Sequence[npt.NDArray[np.uint8]]) -> list[Prediction]: ...
 
 
+def _test_time(meta: dict[str, Any]) -> str:
+    """The card's ``input.test_time`` (default ``none``); ModelError when it is not one of TEST_TIME_READS."""
+    test_time = str(meta["input"].get("test_time", "none"))
+    if test_time not in NETWORK_READS:
+        raise ModelError(f"model metadata: input.test_time {test_time!r} is not one of {TEST_TIME_READS}")
+    return test_time
+
+
 def network_reads_per_crop(model_path: Path) -> int:
-    """How many network reads the card beside ``model_path`` (its ``.json``) makes of each crop: 2 for
-    ``input.test_time`` = ``mirror``, else 1.  Raises ModelError when the card is missing or unreadable."""
+    """How many network reads the card beside ``model_path`` (its ``.json``) makes of each crop (NETWORK_READS of
+    its ``input.test_time``).  Raises ModelError when the card is missing, unreadable or says another reading."""
     meta_path = model_path.with_suffix(".json")
     try:
-        test_time = json.loads(meta_path.read_text())["input"].get("test_time", "none")
+        meta = json.loads(meta_path.read_text())
+        return NETWORK_READS[_test_time(meta)]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"model metadata {meta_path} is missing or invalid: {exc}") from exc
-    return 2 if test_time == "mirror" else 1
 
 
 def _softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -111,9 +121,7 @@ class OnnxTileClassifier:
         self.size = int(size[0])
         self.mean = float(meta["input"]["mean"])
         self.std = float(meta["input"]["std"])
-        self.test_time = str(meta["input"].get("test_time", "none"))
-        if self.test_time not in TEST_TIME_READS:
-            raise ModelError(f"model metadata: input.test_time {self.test_time!r} is not one of {TEST_TIME_READS}")
+        self.test_time = _test_time(meta)
         if enrollment is not None and (
             enrollment.classes != self.classes
             or enrollment.weight.shape[0] != len(self.classes)
