@@ -179,3 +179,18 @@ def test_a_mirror_read_card_averages_the_crop_and_its_mirror(tmp_path: Path) -> 
 def test_an_unknown_test_time_read_is_a_model_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="test_time"):
         OnnxTileClassifier.load(_model_copy(tmp_path, test_time="rotate8"))
+
+
+def test_the_network_reads_a_card_makes_of_a_crop_follow_its_test_time(tmp_path: Path) -> None:
+    """What ``mjtable doctor`` multiplies its per-read time by: 2 for a mirrored read, 1 for none, and the same
+    ModelError as loading for a reading the classifier does not know."""
+    from vision.classifier.model import network_reads_per_crop
+
+    for name, test_time, reads in (("a", "mirror", 2), ("b", "none", 1)):
+        (tmp_path / name).mkdir()
+        assert network_reads_per_crop(_model_copy(tmp_path / name, test_time=test_time)) == reads
+    (tmp_path / "c").mkdir()
+    with pytest.raises(ModelError, match="test_time"):
+        network_reads_per_crop(_model_copy(tmp_path / "c", test_time="rotate8"))
+    with pytest.raises(ModelError, match="missing or invalid"):
+        network_reads_per_crop(tmp_path / "none.onnx")
