@@ -91,7 +91,7 @@ def enrollment_gain(
     crops, codes = held_out_set(style, per_class, SEED)
     enrollment = enroll.build(clf, fit)
     adapted = clf.with_enrollment(enrollment)
-    threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", OLD_DEFAULT_MIN_CONFIDENCE))
+    threshold = clf.card_min_confidence(OLD_DEFAULT_MIN_CONFIDENCE)
     reads = adapted.classify(crops)
     confident = np.array([p.confidence >= threshold for p in reads])
     right = np.array([p.code == c for p, c in zip(reads, codes, strict=True)])
@@ -132,7 +132,7 @@ def real_validation(clf: OnnxTileClassifier, directory: Path) -> dict[str, Any]:
     from vision.realeval import measure, report
 
     seed = int(clf.meta.get("seed", 0))
-    threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", OLD_DEFAULT_MIN_CONFIDENCE))
+    threshold = clf.card_min_confidence(OLD_DEFAULT_MIN_CONFIDENCE)
     figures = report(measure(clf, directory, seed), clf.temperature, threshold)
     figures.pop("per_face")
     return figures

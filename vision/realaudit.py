@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ModelError, OSError, ValueError) as exc:
         print(json.dumps({"error": str(exc)}))
         return 2
-    out = summarise(reads, threshold=float(clf.meta.get("calibration", {}).get("min_confidence", 0.6)))
+    out = summarise(reads, threshold=clf.card_min_confidence())
     out["threshold_held_out"] = threshold_held_out(reads)
     if args.mosaic is not None:
         if not cv2.imwrite(str(args.mosaic), mosaic(reads, crops)):

@@ -166,7 +166,7 @@ def enrollment(clf: OnnxTileClassifier, directory: Path, seed: int = 0, per_face
     enrolled = enroll.build(plain, photos, seed=seed)
     adapted = plain.with_enrollment(enrolled)
     read_after = measure(adapted, directory, seed, second)
-    threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", 0.6))
+    threshold = clf.card_min_confidence()
     before = report(read, clf.temperature, threshold)
     after = report(read_after, adapted.temperature, threshold)  # the enrollment's own temperature
     keys = ("top1", "per_face_min", "confident_wrong", "confident")

@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     clf = OnnxTileClassifier.load(args.model, threads=1)
     seed = int(clf.meta.get("seed", 0))
-    threshold = float((clf.meta.get("calibration") or {}).get("min_confidence", 0.6))
+    threshold = clf.card_min_confidence()
     real = measure(clf, args.real, seed)
     name = f"{clf.meta.get('label', '')}real validation split (source photos held out, seed {seed})"
     paths = {

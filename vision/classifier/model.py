@@ -140,6 +140,11 @@ class OnnxTileClassifier:
             raise ModelError(f"model has no 'logits' output (outputs: {outputs})")
         self._outputs = ["logits", "embedding"] if "embedding" in outputs else ["logits"]
 
+    def card_min_confidence(self, default: float = 0.6) -> float:
+        """The card's ``calibration.min_confidence`` (chosen on real photographs; the service's default
+        threshold), or ``default`` for a card without one."""
+        return float((self.meta.get("calibration") or {}).get("min_confidence", default))
+
     @classmethod
     def load(
         cls, path: str | Path | None = None, *, threads: int | None = None, enrollment: Enrollment | None = None

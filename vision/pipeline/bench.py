@@ -252,7 +252,7 @@ def table_reads(
     from vision.pipeline.tileart import SynthTileArt
 
     clf = OnnxTileClassifier.load(model, threads=THREADS)
-    threshold = float(clf.meta.get("calibration", {}).get("min_confidence", 0.6))
+    threshold = clf.card_min_confidence()
     out: dict[str, Any] = {}
     for style in styles:
         total = {"reads": 0, "right": 0, "under_0.6": 0, "under_threshold": 0, "confident_wrong": 0}
