@@ -73,14 +73,18 @@ def read_validation(
     return reads, crops
 
 
+def _confidences(reads: list[Read]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """(confidence, read right) of each of ``reads``, as ``vision.realeval`` takes them."""
+    return np.array([r.confidence for r in reads], np.float32), np.array([r.truth == r.predicted for r in reads])
+
+
 def _shares(reads: list[Read], threshold: float) -> dict[str, float | None]:
-    """Of ``reads``: the share at or over ``threshold`` (taken as fact by the service) and the share over it and
-    wrong; None for no reads."""
+    """Of ``reads`` (``vision.realeval.rates``): the share at or over ``threshold`` (taken as fact by the service)
+    and the share over it and wrong; None for no reads."""
     if not reads:
         return {"confident": None, "confident_wrong": None}
-    sure = [r for r in reads if r.confidence >= threshold]
-    wrong = sum(r.truth != r.predicted for r in sure)
-    return {"confident": round(len(sure) / len(reads), 4), "confident_wrong": round(wrong / len(reads), 4)}
+    wrong, sure = rates(*_confidences(reads), threshold)
+    return {"confident": round(sure, 4), "confident_wrong": round(wrong, 4)}
 
 
 def summarise(reads: list[Read], worst: int = 8, threshold: float | None = None) -> dict[str, Any]:
@@ -123,21 +127,13 @@ def threshold_held_out(reads: list[Read], seeds: tuple[int, ...] = (0, 1, 2)) ->
     choose and judge on the same reads; these say how far they hold on photos the choice did not see (the
     temperature stays the card's)."""
 
-    def source(r: Read) -> str:
-        return r.file.split("-", 1)[0]
-
     out: list[dict[str, Any]] = []
     for seed in seeds:
-        halves = realdata.halves({source(r) for r in reads}, seed)
+        halves = realdata.halves({realdata.source_of(r.file) for r in reads}, seed)
         for name, chosen, judged in (("first", *halves), ("second", *halves[::-1])):
-            fit = [r for r in reads if source(r) in chosen]
-            test = [r for r in reads if source(r) in judged]
-            t = choose_threshold(
-                np.array([r.confidence for r in fit], np.float32), np.array([r.truth == r.predicted for r in fit])
-            )
-            wrong, sure = rates(
-                np.array([r.confidence for r in test], np.float32), np.array([r.truth == r.predicted for r in test]), t
-            )
+            t = choose_threshold(*_confidences([r for r in reads if realdata.source_of(r.file) in chosen]))
+            test = [r for r in reads if realdata.source_of(r.file) in judged]
+            wrong, sure = rates(*_confidences(test), t)
             out.append(
                 {
                     "seed": seed,

@@ -57,6 +57,11 @@ REAL_BLUR_P = 0.15
 VAL_FRACTION = 0.2
 
 
+def source_of(file: str) -> str:
+    """The source photo of an image file: ``NNNN`` of ``NNNN-V.jpg`` (the split is by source)."""
+    return file.split("-", 1)[0]
+
+
 @dataclass(frozen=True, slots=True)
 class Box:
     """One labelled tile: image file name, tile code and the pixel box (x, y top-left; w, h)."""
@@ -71,7 +76,7 @@ class Box:
     @property
     def source(self) -> str:
         """The source photo (``NNNN`` of ``NNNN-V.jpg``)."""
-        return self.file.split("-", 1)[0]
+        return source_of(self.file)
 
 
 @dataclass(frozen=True, slots=True)
