@@ -213,17 +213,10 @@ def _table_crops(
     return [crop for _, crop, _ in found], [code for code, _, _ in found]
 
 
-def _read_accuracy(pipe: TablePipeline, crops: list[Image], truth: list[str]) -> tuple[float, int]:
-    """(share read right, reads under the 0.6 confidence threshold) of ``pipe``'s reads of ``crops`` (in its
-    ``rotations``)."""
-    preds = pipe.classify_crops(crops)
-    right = float(np.mean([p.code == t for p, t in zip(preds, truth, strict=True)])) if preds else 0.0
-    return right, sum(p.confidence < 0.6 for p in preds)
-
-
-def _read_counts(pipe: TablePipeline, crops: list[Image], truth: list[str], threshold: float) -> dict[str, int]:
-    """Counts of ``pipe``'s reads of ``crops``: ``right``, ``under_0.6``, ``under_threshold`` (to the referee at
-    ``threshold``) and ``confident_wrong`` (at or over ``threshold`` and wrong)."""
+def _read_counts(pipe: TablePipeline, crops: list[Image], truth: list[str], threshold: float = 0.6) -> dict[str, int]:
+    """Counts of ``pipe``'s reads of ``crops`` (in its ``rotations``): ``right``, ``under_0.6``,
+    ``under_threshold`` (to the referee at ``threshold``) and ``confident_wrong`` (at or over ``threshold`` and
+    wrong)."""
     preds = pipe.classify_crops(crops)
     pairs = list(zip(preds, truth, strict=True))
     return {
@@ -307,8 +300,8 @@ def table_enrollment(
         "faces_enrolled": len(photos),
         "transform": enrollment.transform,
         "reads": len(crops),
-        "accuracy_before": round(_read_accuracy(TablePipeline(clf), crops, truth)[0], 4),
-        "accuracy_after": round(_read_accuracy(adapted, crops, truth)[0], 4),
+        "accuracy_before": round(_read_counts(TablePipeline(clf), crops, truth)["right"] / max(1, len(crops)), 4),
+        "accuracy_after": round(_read_counts(adapted, crops, truth)["right"] / max(1, len(crops)), 4),
     }
 
 
