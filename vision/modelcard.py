@@ -78,7 +78,7 @@ def real_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
     """The model card's real-photo entries for the exported model: the data and split, the temperature fitted
     on the validation crops, the threshold chosen from it (``vision.realeval``) and the validation figures."""
     from vision.classifier import OnnxTileClassifier
-    from vision.realeval import MAX_CONFIDENT_WRONG, MIN_CONFIDENT_SHARE, calibrate, measure, report
+    from vision.realeval import MAX_CONFIDENT_WRONG, MIN_CONFIDENT_SHARE, bounded, calibrate, measure, report
 
     boxes = realdata.read_labels(real_dir)
     train, val = realdata.split_sources(boxes, seed)
@@ -105,6 +105,11 @@ def real_card(onnx_path: Path, real_dir: Path, seed: int) -> dict[str, Any]:
             "min_confidence": threshold,
             "rule": f"lowest threshold with confident-and-wrong <= {MAX_CONFIDENT_WRONG:.1%} of reads "
             f"(target: >= {MIN_CONFIDENT_SHARE:.0%} of reads confident)",
+            "bounded": bounded(real, temperature)
+            | {
+                "rule": f"lowest threshold whose one-sided upper bound (Clopper-Pearson) of confident-and-wrong "
+                f"reads is <= {MAX_CONFIDENT_WRONG:.1%}; not the service's default"
+            },
         },
         "real_validation": figures,
     }

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from vision import realdata
 from vision.classifier.model import ModelError, OnnxTileClassifier
-from vision.realeval import choose_threshold, rates
+from vision.realeval import BOUND_LEVEL, bounded_figures, choose_threshold, rates
 
 #: coverage buckets: (label, lower bound inclusive, upper bound exclusive)
 COVERAGE_BUCKETS = (("<1", 0.0, 1.0), ("1-2", 1.0, 2.0), (">=2", 2.0, float("inf")))
@@ -120,31 +120,35 @@ def summarise(reads: list[Read], worst: int = 8, threshold: float | None = None)
     }
 
 
-def threshold_held_out(reads: list[Read], seeds: tuple[int, ...] = (0, 1, 2)) -> list[dict[str, Any]]:
-    """The card's threshold rule (``vision.realeval.choose_threshold``) applied to one half of the photos (by
-    source, ``realdata.halves`` with each of ``seeds``) and judged on the other half: per seed and half, the
-    threshold, the reads judged, and the confident and confident-and-wrong shares there.  The card's own figures
-    choose and judge on the same reads; these say how far they hold on photos the choice did not see (the
-    temperature stays the card's)."""
+def threshold_held_out(
+    reads: list[Read], seeds: tuple[int, ...] = (0, 1, 2), level: float | None = None
+) -> list[dict[str, Any]]:
+    """The card's threshold rule (``vision.realeval.choose_threshold``; with ``level``, the bounded rule) applied
+    to one half of the photos (by source, ``realdata.halves`` with each of ``seeds``) and judged on the other
+    half: per seed and half, the threshold, the reads judged, and the confident and confident-and-wrong shares
+    there.  The card's own figures choose and judge on the same reads; these say how far they hold on photos the
+    choice did not see (the temperature stays the card's)."""
 
     out: list[dict[str, Any]] = []
     for seed in seeds:
         halves = realdata.halves({realdata.source_of(r.file) for r in reads}, seed)
         for name, chosen, judged in (("first", *halves), ("second", *halves[::-1])):
-            t = choose_threshold(*_confidences([r for r in reads if realdata.source_of(r.file) in chosen]))
+            conf, correct = _confidences([r for r in reads if realdata.source_of(r.file) in chosen])
+            t = choose_threshold(conf, correct, level=level)
             test = [r for r in reads if realdata.source_of(r.file) in judged]
             wrong, sure = rates(*_confidences(test), t)
-            out.append(
-                {
-                    "seed": seed,
-                    "chosen_on": name,
-                    "threshold": t,
-                    "reads": len(test),
-                    "confident": round(sure, 4),
-                    "confident_wrong": round(wrong, 4),
-                }
-            )
+            row: dict[str, Any] = {"seed": seed, "chosen_on": name}
+            if level is not None:
+                row["level"] = level
+            row |= {"threshold": t, "reads": len(test), "confident": round(sure, 4)}
+            out.append(row | {"confident_wrong": round(wrong, 4)})
     return out
+
+
+def bounded_threshold(reads: list[Read], level: float = BOUND_LEVEL) -> dict[str, Any]:
+    """The bounded rule on every read (``vision.realeval.bounded_figures``): the lowest threshold at which the
+    ``level`` upper bound of the confident-and-wrong share stays within the card's limit, with its figures."""
+    return bounded_figures(*_confidences(reads), level)
 
 
 def mosaic(reads: list[Read], crops: list[npt.NDArray[np.uint8]], limit: int = MOSAIC_MAX) -> npt.NDArray[np.uint8]:
@@ -180,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = summarise(reads, threshold=clf.card_min_confidence())
     out["threshold_held_out"] = threshold_held_out(reads)
+    out["threshold_bounded"] = bounded_threshold(reads)
+    out["threshold_bounded_held_out"] = threshold_held_out(reads, level=BOUND_LEVEL)
     if args.mosaic is not None:
         if not cv2.imwrite(str(args.mosaic), mosaic(reads, crops)):
             print(json.dumps({"error": f"cannot write {args.mosaic}"}))

@@ -8,6 +8,7 @@ called from the caller's thread).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ F32 = npt.NDArray[np.float32]
 MAX_CONFIDENT_WRONG = 0.002
 #: ... while at least this share of reads is confident (issue 15)
 MIN_CONFIDENT_SHARE = 0.90
+#: the level of the one-sided upper bound a bounded threshold keeps under MAX_CONFIDENT_WRONG (``choose_threshold``)
+BOUND_LEVEL = 0.95
 FLOWERS = tuple(f"{i}f" for i in range(1, 9))
 NOT_A_TILE = "not_a_tile"
 
@@ -83,17 +86,75 @@ def rates(conf: F32, correct: npt.NDArray[np.bool_], threshold: float) -> tuple[
     return float((sure & ~correct).mean()), float(sure.mean())
 
 
-def choose_threshold(conf: F32, correct: npt.NDArray[np.bool_], max_wrong: float = MAX_CONFIDENT_WRONG) -> float:
+def _binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p), summed in log space (n in the thousands, k small)."""
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 1.0 if k >= n else 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+    log_n = math.lgamma(n + 1)
+    terms = [log_n - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq for i in range(k + 1)]
+    top = max(terms)
+    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
+
+
+def upper_bound(k: int, n: int, level: float = BOUND_LEVEL) -> float:
+    """The one-sided Clopper-Pearson upper bound, at ``level``, of a share seen as ``k`` of ``n`` (e.g. confident
+    and wrong reads of all reads): the share p at which P(X <= k) = 1 - level; 1.0 when k == n.  Bisection to
+    1e-12.  Raises ValueError unless 0 <= k <= n, n > 0 and 0 < level < 1."""
+    if not (0 <= k <= n and n > 0 and 0.0 < level < 1.0):
+        raise ValueError(f"upper_bound needs 0 <= k <= n, n > 0 and 0 < level < 1 (k={k}, n={n}, level={level})")
+    if k == n:
+        return 1.0
+    lo, hi = k / n, 1.0
+    while hi - lo > 1e-12:  # the CDF falls as p rises
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _binomial_cdf(k, n, mid) > 1.0 - level else (lo, mid)
+    return hi
+
+
+def choose_threshold(
+    conf: F32, correct: npt.NDArray[np.bool_], max_wrong: float = MAX_CONFIDENT_WRONG, level: float | None = None
+) -> float:
     """The lowest threshold, to a ten-thousandth and at least 0.30, at which confident-and-wrong reads are at most
     ``max_wrong`` of all reads (the most reads confident under that bound).  The candidates are every read's
     confidence rounded up to a ten-thousandth, and the step above it (the read itself left out); 1.0 (nothing
-    confident, every read to the referee) when no lower one meets the bound."""
+    confident, every read to the referee) when no lower one meets the bound.
+
+    ``level`` None (the model card's rule) compares the share seen on these reads with ``max_wrong``; a level
+    (e.g. BOUND_LEVEL) compares its ``upper_bound`` instead, so that the bound holds, at that level, for reads
+    like these that the choice did not see: fewer reads are confident."""
+    n = len(conf)
+    allowed = int(np.floor(max_wrong * n + 1e-9)) if level is None else -1
+    if level is not None:  # the most wrong reads whose upper bound stays within max_wrong (-1: not even none)
+        while allowed + 1 <= n and upper_bound(allowed + 1, n, level) <= max_wrong:
+            allowed += 1
     steps = np.ceil(conf.astype(np.float64) * 10_000)
     candidates = np.unique(np.concatenate([steps, steps + 1, [3_000]]).clip(3_000, 10_000)) / 10_000
+    wrong_conf = conf[~correct]
     for t in candidates:  # ascending; both shares fall as t rises, so the first that meets the bound is the answer
-        if rates(conf, correct, float(t))[0] <= max_wrong:
+        if int((wrong_conf >= float(t)).sum()) <= allowed:  # float(t): compared as rates() compares
             return float(t)
     return 1.0
+
+
+def bounded_figures(conf: F32, correct: npt.NDArray[np.bool_], level: float = BOUND_LEVEL) -> dict[str, Any]:
+    """The bounded rule on these reads (``choose_threshold`` with ``level``): its threshold, the reads, the confident
+    and confident-and-wrong shares, the confident-and-wrong count and its ``level`` upper bound (None: no reads).
+    The reads are taken as independent; two versions of one photo are not, so the true bound is a little wider."""
+    t = choose_threshold(conf, correct, level=level)
+    wrong, sure = rates(conf, correct, t)
+    count = int(((conf >= t) & ~correct).sum())
+    return {
+        "level": level,
+        "threshold": t,
+        "reads": len(conf),
+        "confident": round(sure, 4),
+        "confident_wrong": round(wrong, 4),
+        "confident_wrong_reads": count,
+        "upper_bound": round(upper_bound(count, len(conf), level), 6) if len(conf) else None,
+    }
 
 
 def report(real: RealSet, temperature: float, threshold: float) -> dict[str, Any]:
@@ -137,12 +198,22 @@ def report(real: RealSet, temperature: float, threshold: float) -> dict[str, Any
     }
 
 
+def _confidences(real: RealSet, temperature: float) -> tuple[F32, npt.NDArray[np.bool_]]:
+    """(confidence, read right) of each validation crop at ``temperature``."""
+    truth = np.array([real.classes.index(c) for c in real.codes])
+    probs = softmax(real.logits, temperature)
+    return probs.max(1), probs.argmax(1) == truth
+
+
 def calibrate(real: RealSet) -> tuple[float, float]:
     """(temperature fitted on the crops, threshold chosen at that temperature)."""
-    truth = np.array([real.classes.index(c) for c in real.codes])
-    t = fit_temperature(real.logits, truth)
-    probs = softmax(real.logits, t)
-    return t, choose_threshold(probs.max(1), probs.argmax(1) == truth)
+    t = fit_temperature(real.logits, np.array([real.classes.index(c) for c in real.codes]))
+    return t, choose_threshold(*_confidences(real, t))
+
+
+def bounded(real: RealSet, temperature: float, level: float = BOUND_LEVEL) -> dict[str, Any]:
+    """``bounded_figures`` of the validation crops at ``temperature`` (the model card's ``calibration.bounded``)."""
+    return bounded_figures(*_confidences(real, temperature), level)
 
 
 def enrollment(clf: OnnxTileClassifier, directory: Path, seed: int = 0, per_face: int = 3) -> dict[str, Any]:

@@ -118,6 +118,23 @@ def test_the_services_default_threshold_is_the_model_cards() -> None:
     assert figures["threshold"] == DEFAULT_MIN_CONFIDENCE
 
 
+def test_the_card_gives_the_bounded_threshold_beside_the_services() -> None:
+    """Issue 15 point 3: the card's threshold keeps confident-and-wrong reads at 0.2 % of its validation reads, a
+    central figure.  ``calibration.bounded`` is the threshold at which the 95 % upper bound of that share stays
+    within 0.2 % (vision.realeval.bounded_figures): higher, with fewer reads confident.  It is written for a venue
+    to choose; the service's default stays the card's ``min_confidence``."""
+    from mjtable.config import DEFAULT_MIN_CONFIDENCE
+    from vision import realeval
+
+    calibration = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())["calibration"]
+    b = calibration["bounded"]
+    assert b["level"] == realeval.BOUND_LEVEL and b["reads"] > 0
+    assert b["threshold"] >= calibration["min_confidence"] == DEFAULT_MIN_CONFIDENCE
+    assert b["upper_bound"] == round(realeval.upper_bound(b["confident_wrong_reads"], b["reads"], b["level"]), 6)
+    assert b["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
+    assert b["confident_wrong"] == round(b["confident_wrong_reads"] / b["reads"], 4)
+
+
 def test_an_enrolled_classifier_reads_at_the_enrollments_temperature(clf: OnnxTileClassifier) -> None:
     """An enrollment with its own temperature (fitted on the photos it held out, ``enroll.held_out_temperature``)
     is read at that temperature; one without (files of schema /3) at the card's."""

@@ -10,7 +10,7 @@ import cv2
 import pytest
 
 from tests.vision_classifier.test_realdata import _fake_set
-from vision import realaudit, realdata
+from vision import realaudit, realdata, realeval
 from vision.classifier import DEFAULT_MODEL_PATH
 
 
@@ -86,6 +86,10 @@ def test_cli_reads_every_validation_crop_and_draws_the_misreads(
         == json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())["calibration"]["min_confidence"]
     )
     assert 0.0 <= out["confident_wrong"] <= out["confident"] <= 1.0
+    bounded = out["threshold_bounded"]
+    assert bounded["reads"] == out["crops"] and bounded["level"] == realeval.BOUND_LEVEL
+    assert bounded["threshold"] == 1.0 or bounded["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
+    assert [g["level"] for g in out["threshold_bounded_held_out"]] == [realeval.BOUND_LEVEL] * 6
     img = cv2.imread(str(png))
     assert img is not None and img.shape[1] in (96, 16 * 96)  # one blank cell when nothing is misread
 
@@ -113,3 +117,36 @@ def test_the_threshold_chosen_on_half_the_photos_is_judged_on_the_other_half() -
         assert g["confident_wrong"] == 0.0
     assert got[0]["reads"] == len(judged)
     assert got[0]["confident"] == round(sum(r.confidence >= 0.9501 for r in judged) / len(judged), 4)
+
+
+def test_the_bounded_rule_is_chosen_on_one_half_and_judged_on_the_other_too() -> None:
+    """``level``: the threshold whose 95 % upper bound of confident-and-wrong reads stays within 0.2 %.  On a half
+    of about 25 reads not even a clean run of right reads bounds the share that low (0 of 25: up to 11 %), so
+    the rule keeps nothing confident (threshold 1.0) and sends every read to the referee, where the card's rule
+    kept every right read."""
+    R = realaudit.Read
+    reads = []
+    for k in range(40):
+        reads.append(R(f"{k:04d}-0.jpg", "1m", "1m", 0.5, 0.99))
+        if k % 4 == 0:
+            reads.append(R(f"{k:04d}-0.jpg", "2m", "3m", 0.5, 0.95))
+    got = realaudit.threshold_held_out(reads, seeds=(0,), level=0.95)
+    assert [g["chosen_on"] for g in got] == ["first", "second"]
+    for g in got:
+        assert g["threshold"] == 1.0 and g["confident"] == 0.0 and g["confident_wrong"] == 0.0
+        assert g["level"] == 0.95
+
+
+def test_the_bounded_threshold_reports_its_upper_bound() -> None:
+    """``bounded_threshold``: 4000 right reads at 0.99 and two wrong at 0.995 and 0.999; at 95 % one wrong read
+    of 4002 bounds the share at 0.12 % and two at 0.16 %, both within 0.2 %, so both may stay confident and the
+    threshold is the floor 0.30."""
+    R = realaudit.Read
+    reads = [R(f"{k % 100:04d}-0.jpg", "1m", "1m", 0.5, 0.99) for k in range(4000)]
+    reads += [R("0000-0.jpg", "2m", "3m", 0.5, 0.995), R("0001-0.jpg", "2m", "3m", 0.5, 0.999)]
+    got = realaudit.bounded_threshold(reads, level=0.95)
+    assert got["threshold"] == 0.30
+    assert got["confident_wrong_reads"] == 2 and got["reads"] == 4002
+    assert got["upper_bound"] == pytest.approx(realeval.upper_bound(2, 4002), abs=1e-6)
+    assert got["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
+    assert got["confident"] == 1.0

@@ -3,6 +3,7 @@ the calibration maths, on a small fake data set written here (no real photos nee
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -218,3 +219,35 @@ def test_the_shipped_label_fixes_name_real_codes_and_give_reasons() -> None:
         assert len(realdata.read_labels(realdata.DEFAULT_REAL_DIR)) == len(
             realdata.read_labels(realdata.DEFAULT_REAL_DIR, fixes=None)
         ) - sum(fx.fix == "drop" for fx in fixes)
+
+
+def test_the_upper_bound_of_a_share_is_clopper_pearsons() -> None:
+    """One-sided upper bound at level L of a binomial share with k of n: the p at which P(X <= k) = 1 - L.  For
+    k = 0 that is 1 - (1 - L)^(1/n) in closed form (the 'rule of three': about 3/n at 95 %); for k = n it is 1."""
+    assert realeval.upper_bound(0, 2958) == pytest.approx(1 - 0.05 ** (1 / 2958), rel=1e-6)
+    assert realeval.upper_bound(0, 2958) * 2958 == pytest.approx(3.0, abs=0.01)
+    assert realeval.upper_bound(10, 10) == 1.0
+    for k, n in ((1, 2958), (2, 2958), (5, 2958), (3, 40)):
+        p = realeval.upper_bound(k, n)
+        cdf = sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+        assert cdf == pytest.approx(0.05, abs=1e-6), (k, n)
+        assert p > k / n
+    assert realeval.upper_bound(1, 2958) * 2958 == pytest.approx(4.74, abs=0.01)
+    assert realeval.upper_bound(2, 2958, level=0.5) < realeval.upper_bound(2, 2958)
+    with pytest.raises(ValueError):
+        realeval.upper_bound(3, 2)
+
+
+def test_a_bounded_threshold_keeps_the_upper_bound_of_confident_wrong_reads_under_the_limit() -> None:
+    """2958 reads, five wrong at 0.90, 0.95, 0.97, 0.98 and 0.99.  The card's rule (at most 0.2 % = 5.9 reads)
+    lets all five through at its floor 0.30.  With ``level`` the 95 % upper bound must stay at or under 0.2 %:
+    one wrong read (bound 0.16 %) may stay confident, two (0.21 %) may not, so the threshold leaves out all but the
+    surest wrong read: just above 0.98."""
+    conf = np.concatenate([np.linspace(0.5, 0.9999, 2953), [0.90, 0.95, 0.97, 0.98, 0.99]]).astype(np.float32)
+    correct = np.array([True] * 2953 + [False] * 5)
+    assert realeval.choose_threshold(conf, correct) == 0.30
+    th = realeval.choose_threshold(conf, correct, level=0.95)
+    assert th == pytest.approx(0.9801, abs=1e-6)
+    sure = conf >= th
+    assert int((sure & ~correct).sum()) == 1
+    assert realeval.upper_bound(1, len(conf)) <= realeval.MAX_CONFIDENT_WRONG

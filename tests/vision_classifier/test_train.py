@@ -31,6 +31,7 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert meta["calibration"]["temperature"] > 0 and 0.3 <= meta["calibration"]["min_confidence"] <= 1.0
     sim = meta["calibration"]["simulated_camera"]  # the simulated camera's threshold, by the same rule
     assert 0.3 <= sim["min_confidence"] <= 1.0 and sim["confident_wrong"] <= 0.002 and 0 <= sim["confident"] <= 1
+    assert meta["calibration"]["bounded"]["threshold"] >= meta["calibration"]["min_confidence"]
     assert 0 <= meta["real_validation"]["top1"] <= 1 and "before" in meta["real_enrollment"]
     clf = OnnxTileClassifier.load(out / "tile_classifier.onnx")
     assert clf.temperature == meta["calibration"]["temperature"]
