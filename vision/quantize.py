@@ -80,6 +80,30 @@ def _head_nodes(model: Any) -> list[str]:
     return [node.name for node in model.graph.node if "logits" in node.output]
 
 
+def dequantized_constants(graph: Any) -> dict[str, npt.NDArray[np.float32]]:
+    """Every constant of an ONNX ``graph`` (a ``GraphProto``) as float32, by name: its float initializers, and the
+    output of each DequantizeLinear whose inputs are all initializers (a quantized weight or bias), computed as the
+    operator defines it: ``(q - zero_point) * scale``, per channel along its ``axis`` (default 1) when the scale is
+    a vector.  An int8 model's weights so read are exactly what its graph multiplies with."""
+    from onnx import numpy_helper
+
+    inits = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    out = {name: np.asarray(v, np.float32) for name, v in inits.items() if np.issubdtype(v.dtype, np.floating)}
+    for node in graph.node:
+        if node.op_type != "DequantizeLinear" or not all(i in inits for i in node.input if i):
+            continue
+        q = inits[node.input[0]].astype(np.float64)
+        scale = inits[node.input[1]].astype(np.float64)
+        zero = inits[node.input[2]].astype(np.float64) if len(node.input) > 2 and node.input[2] else np.zeros(1)
+        if scale.ndim == 1 and scale.size > 1:
+            axis = next((a.i for a in node.attribute if a.name == "axis"), 1) % q.ndim
+            shape = [1] * q.ndim
+            shape[axis] = scale.size
+            scale, zero = scale.reshape(shape), zero.reshape(shape)
+        out[node.output[0]] = np.asarray((q - zero) * scale, np.float32)
+    return out
+
+
 def unsigned_weights(model: Path) -> int:
     """Store ``model``'s int8 weights as uint8 (+128, zero point 128), in place; returns how many tensors changed.
 

@@ -344,40 +344,52 @@ def build_model(widths: tuple[int, int, int] = (32, 64, 192)) -> Any:
 
 def init_from_onnx(model: Any, path: Path) -> None:
     """Start from an exported model (``path``: a TileNet ONNX file written by ``export_onnx``, its batch norms
-    folded into the convolutions): each conv takes the folded weight, its batch norm becomes the identity plus
-    the folded bias (mean 0, variance 1 - eps, scale 1), the embedding is copied, and the head's rows of the
-    classes the old model had are copied (a new class's row starts at zero).  The batch norms must then stay
-    in eval mode (``freeze_batch_norms``): their statistics are folded already."""
+    folded into the convolutions, float or int8): each conv takes the folded weight, its batch norm becomes the
+    identity plus the folded bias (mean 0, variance 1 - eps, scale 1), the embedding is copied, and the head's
+    rows of the classes the old model had are copied (a new class's row starts at zero).  An int8 model's
+    weights and biases are taken as its DequantizeLinear nodes give them (``vision.quantize.dequantized_constants``),
+    so the shipped model can be fine-tuned without its float file.  The batch norms must then stay in eval mode
+    (``freeze_batch_norms``): their statistics are folded already."""
     import onnx
     import torch
-    from onnx import numpy_helper
+
+    from vision.quantize import dequantized_constants
 
     graph = onnx.load(str(path)).graph
-    if any(n.op_type == "DequantizeLinear" for n in graph.node):
-        raise ValueError(f"{path} is quantized (int8): start from its float model ({FLOAT_FILE} beside it)")
-    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    weights = dequantized_constants(graph)
     convs = [n for n in graph.node if n.op_type == "Conv"]
+    gemms = [n for n in graph.node if n.op_type == "Gemm"]  # in graph order: the embedding, then the head
     blocks: list[Any] = [m for m in model.features if isinstance(m, torch.nn.Sequential)]
-    if len(convs) != len(blocks):
-        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(blocks)}")
+    if len(convs) != len(blocks) or len(gemms) != 2:
+        raise ValueError(
+            f"{path}: {len(convs)} convolutions and {len(gemms)} linear layers, the network has {len(blocks)} and 2"
+        )
+
+    def const(name: str) -> Any:
+        if name not in weights:
+            raise ValueError(f"{path}: {name} is not a constant (a weight computed at run time?)")
+        return torch.from_numpy(weights[name].copy())
+
+    embed, head = gemms
     with torch.no_grad():
         for node, block in zip(convs, blocks, strict=True):
             conv: Any = block[0]
             bn: Any = block[1]
-            conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
+            conv.weight.copy_(const(node.input[1]))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
             bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
-        model.embed[0].weight.copy_(torch.from_numpy(weights["embed.0.weight"].copy()))
-        model.embed[0].bias.copy_(torch.from_numpy(weights["embed.0.bias"].copy()))
+            bn.bias.copy_(const(node.input[2]))
+        model.embed[0].weight.copy_(const(embed.input[1]))
+        model.embed[0].bias.copy_(const(embed.input[2]))
         old_classes = json.loads(path.with_suffix(".json").read_text())["classes"]
+        head_weight, head_bias = const(head.input[1]), const(head.input[2])
         model.head.weight.zero_()
         model.head.bias.zero_()
         for i, code in enumerate(old_classes):
             j = MODEL_CLASSES.index(code)
-            model.head.weight[j] = torch.from_numpy(weights["head.weight"][i].copy())
-            model.head.bias[j] = float(weights["head.bias"][i])
+            model.head.weight[j] = head_weight[i]
+            model.head.bias[j] = float(head_bias[i])
 
 
 def freeze_batch_norms(model: Any) -> None:
