@@ -392,6 +392,13 @@ def init_from_onnx(model: Any, path: Path) -> None:
             model.head.bias[j] = float(head_bias[i])
 
 
+def _is_quantized(path: Path) -> bool:
+    """True when the ONNX model at ``path`` holds DequantizeLinear nodes (an int8 model)."""
+    import onnx
+
+    return any(n.op_type == "DequantizeLinear" for n in onnx.load(str(path)).graph.node)
+
+
 def freeze_batch_norms(model: Any) -> None:
     """Batch norms in eval mode (statistics fixed; scale and shift still learnt)."""
     import torch
@@ -699,6 +706,7 @@ def main(argv: list[str] | None = None) -> int:
                 "file": args.init.name,
                 "sha256": hashlib.sha256(args.init.read_bytes()).hexdigest(),
                 "batch_norms": "folded, frozen",
+                "weights": "int8, dequantized" if _is_quantized(args.init) else "float",
             },
             "teacher": None
             if teacher is None

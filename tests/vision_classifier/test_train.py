@@ -49,6 +49,7 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert train.main([*argv, *tune, "--out", str(again)]) == 0
     logits2, _ = OnnxTileClassifier.load(again / train.FLOAT_FILE).run([np.zeros((30, 40, 3), np.uint8)])
     assert np.allclose(logits2[0], float_logits[0], atol=1e-3)
+    assert json.loads((again / "tile_classifier.json").read_text())["recipe"]["init"]["weights"] == "float"
     with pytest.raises(ValueError, match="convolutions"):  # an ONNX file that is not this network
         train.init_from_onnx(train.build_model(), _truncated(out / "tile_classifier.onnx", tmp_path / "cut.onnx"))
     # a teacher's answers on the synthetic samples (its input must be the training's)
