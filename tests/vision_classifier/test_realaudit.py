@@ -150,3 +150,16 @@ def test_the_bounded_threshold_reports_its_upper_bound() -> None:
     assert got["upper_bound"] == pytest.approx(realeval.upper_bound(2, 4002), abs=1e-6)
     assert got["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
     assert got["confident"] == 1.0
+
+
+def test_the_benchmark_gives_the_bounded_threshold_beside_the_cards(tmp_path: Path) -> None:
+    """``bench.vision``'s real-photo figures carry the bounded rule's figures (``vision.realeval.bounded``) for
+    each model, so the benchmark sets the price of a promised 0.2 % beside the card's central threshold."""
+    from bench import vision as bench_vision
+    from vision.classifier import OnnxTileClassifier
+
+    real = _fake_set(tmp_path / "real")
+    figures = bench_vision.real_validation(OnnxTileClassifier.load(threads=1), real)
+    b = figures["bounded"]
+    assert b["level"] == realeval.BOUND_LEVEL and b["reads"] == figures["crops"]
+    assert b["threshold"] == 1.0 or b["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
