@@ -99,10 +99,12 @@ class DemoReferee:
     async def run(self) -> None:
         """Watch the table and step in when needed (service loop)."""
         while True:
+            # cleared before the state is read, not after deciding: a change while deciding (which may wait out
+            # a pause) leaves the event set, so the next wait returns at once and the change is looked at
+            self.service.changed.clear()
             st = self.service.state
             await self._decide(st)
             self._resend_unanswered(self.service.state)
-            self.service.changed.clear()
             if self.table_dice is None and not self._unanswered:
                 await self.service.changed.wait()
             else:  # a throw changes no engine state, an unanswered command no state either: look again soon

@@ -69,3 +69,51 @@ def test_a_lost_command_is_sent_again_until_the_table_answers(mosquitto: LocalMo
     assert ids == {"demo-pause7-resume"}, f"a resend must reuse the command's id (the table drops repeats): {ids}"
     assert {doc["command"] for doc in received} == {"resume"}
     assert after <= unanswered + 1, f"the referee kept sending after the table answered ({unanswered} -> {after})"
+
+
+def test_a_change_while_the_referee_waits_out_a_pause_is_not_lost(mosquitto: LocalMosquitto) -> None:
+    """The referee waits ``resume_after_s`` before resuming a pause.  If in that wait the table resumes by itself
+    and a camera alert opens (the last change for a while: the table waits for the referee), the referee must
+    still see the alert and answer it, not sleep until some later change that never comes."""
+    topics = TableTopics("t-wake")
+    received: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    def on_message(client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        with lock:
+            received.append(json.loads(msg.payload))
+
+    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="the-table-that-waits")
+    table.on_message = on_message
+    table.connect(mosquitto.host, mosquitto.port)
+    table.subscribe(topics.command, qos=1)
+    table.loop_start()
+    config = SimpleNamespace(table_id="t-wake")
+    service = SimpleNamespace(state=SimpleNamespace(paused=True, seq=7, alerts=(), phase=None, config=config),
+                              changed=asyncio.Event())
+    referee = DemoReferee(cast(Any, service), mosquitto.host, mosquitto.port, resume_after_s=0.5)
+    alert = SimpleNamespace(id="a9", open=True, kind="camera_unknown_tile", data=())
+
+    async def scenario() -> list[str]:
+        task = asyncio.create_task(referee.run())
+        try:
+            await asyncio.sleep(0.2)  # the referee is waiting out the pause
+            service.state = SimpleNamespace(paused=False, seq=9, alerts=(alert,), phase=None, config=config)
+            service.changed.set()
+            for _ in range(100):
+                await asyncio.sleep(0.05)
+                with lock:
+                    if received:
+                        break
+            with lock:
+                return [doc["command"] for doc in received]
+        finally:
+            task.cancel()
+
+    try:
+        commands = asyncio.run(scenario())
+    finally:
+        referee.close()
+        table.loop_stop()
+        table.disconnect()
+    assert commands == ["reject"], f"the referee missed the alert that opened while it waited: {commands}"
