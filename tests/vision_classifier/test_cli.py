@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mjtable.cli import main
-from vision.classifier import DEFAULT_MODEL_PATH
+from vision.classifier import DEFAULT_MODEL_PATH, OnnxTileClassifier
 from vision.classifier.enroll import Enrollment, EnrollmentError
 from vision.synth.augment import augment
 from vision.synth.render import CLASSES, render_tile_face
@@ -91,6 +91,11 @@ def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixtu
     after, before = report["accuracy_after"], report["accuracy_before"]
     assert isinstance(after, float) and isinstance(before, float)
     assert after >= before + 0.1, report
+    # what the service would do with the held-out photos at the card's threshold, before and after
+    held = report["held_out_photos"]
+    assert 0 <= report["confident_wrong_reads_after"] <= round(report["confident_after"] * held)
+    assert 0.0 <= report["confident_before"] <= 1.0
+    assert report["threshold"] == OnnxTileClassifier.load().card_min_confidence()
     loaded = Enrollment.load(out)
     assert set(loaded.codes) == set(CLASSES) and loaded.weight.shape[0] in (len(CLASSES), len(CLASSES) + 1)
     # classify with the enrollment applied: the adapted head reads the venue's photos better than the plain one
@@ -167,3 +172,15 @@ def test_refusal_only_when_the_held_out_photos_read_worse() -> None:
     assert refusal({"accuracy_before": 0.5, "accuracy_after": 0.9}) is None
     assert refusal({"accuracy_before": float("nan"), "accuracy_after": float("nan")}) is None  # nothing held out
     assert "--keep-worse" in str(refusal({"accuracy_before": 1.0, "accuracy_after": 0.98}))
+
+
+def test_an_enrollment_that_takes_more_wrong_reads_as_fact_is_refused() -> None:
+    """The same top-1 on the held-out photos, but one more of them read wrong at or above the card's threshold
+    (the service would take it as fact, not ask the referee): refused, saying so.  Fewer or as many: kept."""
+    from vision.classifier.enroll import refusal
+
+    same = {"accuracy_before": 0.9, "accuracy_after": 0.9}
+    why = refusal({**same, "confident_wrong_reads_before": 0, "confident_wrong_reads_after": 1})
+    assert why is not None and "threshold" in why and "--keep-worse" in why
+    assert refusal({**same, "confident_wrong_reads_before": 2, "confident_wrong_reads_after": 1}) is None
+    assert refusal({**same, "confident_wrong_reads_before": 1, "confident_wrong_reads_after": 1}) is None

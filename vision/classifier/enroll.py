@@ -14,8 +14,9 @@ the hues kept): enrollment picks the one under which the trained head already ex
 (highest mean log-likelihood of their codes), fits the head on embeddings of transformed photos and saves the
 transform's name; the classifier then applies it to every crop before the network.
 
-``enroll_dir`` reads ``DIR/<code>/*.{jpg,jpeg,png,bmp}``, fits on half the photos of each code and measures the
-accuracy before/after on the other half, then fits the final head on all photos.
+``enroll_dir`` reads ``DIR/<code>/*.{jpg,jpeg,png,bmp}``, fits on half the photos of each code and measures on
+the other half, before and after, the accuracy and what the service would do at the card's threshold (reads
+taken as fact, and how many of those are wrong), then fits the final head on all photos.
 Main-thread functions; ``Enrollment.logits`` is pure (any thread).
 """
 
@@ -134,8 +135,9 @@ def _check_size(path: Path) -> None:
     except (OSError, zipfile.BadZipFile) as exc:
         raise EnrollmentError(f"{path} is not an enrollment file: {exc}") from exc
     if unpacked > MAX_ENROLLMENT_BYTES:
-        raise EnrollmentError(f"{path} unpacks to {unpacked} bytes: an enrollment file holds at most "
-                              f"{MAX_ENROLLMENT_BYTES}")
+        raise EnrollmentError(
+            f"{path} unpacks to {unpacked} bytes: an enrollment file holds at most {MAX_ENROLLMENT_BYTES}"
+        )
 
 
 def trained_head(clf: OnnxTileClassifier) -> tuple[F32, F32]:
@@ -314,14 +316,22 @@ def build(
     return Enrollment(clf.classes, tuple(codes), w, b, transform, l2, temperature)
 
 
-def accuracy(clf: OnnxTileClassifier, photos: Photos) -> float:
-    """Top-1 accuracy of ``clf`` on ``photos`` (code -> images); NaN when there is none."""
+def held_out_reads(clf: OnnxTileClassifier, photos: Photos, threshold: float) -> dict[str, float | int]:
+    """How ``clf`` reads ``photos`` (code -> images) as the service would at ``threshold``: top-1 accuracy (NaN
+    when there is no photo), the share of reads at or above the threshold (taken as fact) and how many of those
+    are wrong."""
     images = [img for imgs in photos.values() for img in imgs]
     truth = [code for code, imgs in photos.items() for _ in imgs]
     if not images:
-        return float("nan")
-    got = [p.code for p in clf.classify(images)]
-    return float(np.mean([g == t for g, t in zip(got, truth, strict=True)]))
+        return {"accuracy": float("nan"), "confident": float("nan"), "confident_wrong_reads": 0}
+    reads = clf.classify(images)
+    right = np.array([r.code == t for r, t in zip(reads, truth, strict=True)])
+    sure = np.array([r.confidence >= threshold for r in reads])
+    return {
+        "accuracy": float(right.mean()),
+        "confident": float(sure.mean()),
+        "confident_wrong_reads": int((sure & ~right).sum()),
+    }
 
 
 def read_dir(directory: Path, classes: tuple[str, ...], errors: list[dict[str, str]] | None = None) -> Photos:
@@ -366,8 +376,9 @@ def enroll_dir(
         fit[code] = [imgs[i] for i in order[:half]]
         test[code] = [imgs[i] for i in order[half:]]
     plain = clf.with_enrollment(None)
-    before = accuracy(plain, test)
-    after = accuracy(plain.with_enrollment(build(plain, fit, seed=seed)), test)
+    threshold = clf.card_min_confidence()
+    before = held_out_reads(plain, test, threshold)
+    after = held_out_reads(plain.with_enrollment(build(plain, fit, seed=seed)), test, threshold)
     final = build(plain, photos, seed=seed)
     report = {
         "codes": len(final.codes),
@@ -376,8 +387,13 @@ def enroll_dir(
         "temperature": final.temperature,
         "photos": sum(len(v) for v in photos.values()),
         "held_out_photos": sum(len(v) for v in test.values()),
-        "accuracy_before": round(before, 4),
-        "accuracy_after": round(after, 4),
+        "accuracy_before": round(before["accuracy"], 4),
+        "accuracy_after": round(after["accuracy"], 4),
+        "threshold": threshold,
+        "confident_before": round(before["confident"], 4),
+        "confident_after": round(after["confident"], 4),
+        "confident_wrong_reads_before": before["confident_wrong_reads"],
+        "confident_wrong_reads_after": after["confident_wrong_reads"],
     }
     return final, report
 
@@ -387,15 +403,23 @@ WORSE_EXIT = 3
 
 
 def refusal(report: dict[str, Any]) -> str | None:
-    """Why an enrollment must not be saved, or None: it reads the held-out photos worse than the shipped head.
-    (A model trained on real photographs may already read a venue's set well; a head fitted on a few photos then
+    """Why an enrollment must not be saved, or None: it reads the held-out photos worse than the shipped head, or
+    it reads more of them wrong at or above the card's threshold (reads the service would take as fact).  (A
+    model trained on real photographs may already read a venue's set well; a head fitted on a few photos then
     only loses, and its confidences are no longer those the threshold was calibrated on.)"""
     before, after = report["accuracy_before"], report["accuracy_after"]
+    retry = (
+        "not saved, the shipped model stays as it is; add photos (more per face, the venue's light) and "
+        "enroll again, or pass --keep-worse"
+    )
     if after < before:  # NaN (no held-out photo) compares False: nothing to refuse on
+        return f"enrollment lowered the accuracy on the held-out photos ({before:.2%} -> {after:.2%}): {retry}"
+    wrong_before = report.get("confident_wrong_reads_before", 0)
+    wrong_after = report.get("confident_wrong_reads_after", 0)
+    if wrong_after > wrong_before:
         return (
-            f"enrollment lowered the accuracy on the held-out photos ({before:.2%} -> {after:.2%}): not saved, "
-            "the shipped model stays as it is; add photos (more per face, the venue's light) and enroll again, "
-            "or pass --keep-worse"
+            f"enrollment reads more held-out photos wrong at or above the threshold, where the service takes "
+            f"a read as fact ({wrong_before} -> {wrong_after}): {retry}"
         )
     return None
 
