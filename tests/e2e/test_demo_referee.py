@@ -19,8 +19,11 @@ from mjtable.mqtt.topics import TableTopics
 from tests.waiting import wait_until
 
 
-def test_a_lost_command_is_sent_again_until_the_table_answers(mosquitto: LocalMosquitto) -> None:
-    topics = TableTopics("t-resend")
+def _table_listening(
+    mosquitto: LocalMosquitto, topics: TableTopics, client_id: str
+) -> tuple[mqtt.Client, list[dict[str, Any]], threading.Lock]:
+    """A client in the table's place, subscribed to the referee's commands: (client, commands received, their
+    lock).  The caller stops it."""
     received: list[dict[str, Any]] = []
     lock = threading.Lock()
 
@@ -28,11 +31,17 @@ def test_a_lost_command_is_sent_again_until_the_table_answers(mosquitto: LocalMo
         with lock:
             received.append(json.loads(msg.payload))
 
-    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="the-table-that-drops-commands")
+    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
     table.on_message = on_message
     table.connect(mosquitto.host, mosquitto.port)
     table.subscribe(topics.command, qos=1)
     table.loop_start()
+    return table, received, lock
+
+
+def test_a_lost_command_is_sent_again_until_the_table_answers(mosquitto: LocalMosquitto) -> None:
+    topics = TableTopics("t-resend")
+    table, received, lock = _table_listening(mosquitto, topics, "the-table-that-drops-commands")
     state = SimpleNamespace(paused=True, seq=7, alerts=(), phase=None, config=SimpleNamespace(table_id="t-resend"))
     service = SimpleNamespace(state=state, changed=asyncio.Event())
     referee = DemoReferee(cast(Any, service), mosquitto.host, mosquitto.port, resume_after_s=0.1,
@@ -76,18 +85,7 @@ def test_a_change_while_the_referee_waits_out_a_pause_is_not_lost(mosquitto: Loc
     and a camera alert opens (the last change for a while: the table waits for the referee), the referee must
     still see the alert and answer it, not sleep until some later change that never comes."""
     topics = TableTopics("t-wake")
-    received: list[dict[str, Any]] = []
-    lock = threading.Lock()
-
-    def on_message(client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
-        with lock:
-            received.append(json.loads(msg.payload))
-
-    table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="the-table-that-waits")
-    table.on_message = on_message
-    table.connect(mosquitto.host, mosquitto.port)
-    table.subscribe(topics.command, qos=1)
-    table.loop_start()
+    table, received, lock = _table_listening(mosquitto, topics, "the-table-that-waits")
     config = SimpleNamespace(table_id="t-wake")
     service = SimpleNamespace(state=SimpleNamespace(paused=True, seq=7, alerts=(), phase=None, config=config),
                               changed=asyncio.Event())

@@ -92,9 +92,11 @@ def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert isinstance(after, float) and isinstance(before, float)
     assert after >= before + 0.1, report
     # what the service would do with the held-out photos at the card's threshold, before and after
-    held = report["held_out_photos"]
-    assert 0 <= report["confident_wrong_reads_after"] <= round(report["confident_after"] * held)
-    assert 0.0 <= report["confident_before"] <= 1.0
+    held, wrong = report["held_out_photos"], report["confident_wrong_reads_after"]
+    confident_before, confident_after = report["confident_before"], report["confident_after"]
+    assert isinstance(held, int) and isinstance(wrong, int)
+    assert isinstance(confident_before, float) and isinstance(confident_after, float)
+    assert 0 <= wrong <= round(confident_after * held) and 0.0 <= confident_before <= 1.0
     assert report["threshold"] == OnnxTileClassifier.load().card_min_confidence()
     loaded = Enrollment.load(out)
     assert set(loaded.codes) == set(CLASSES) and loaded.weight.shape[0] in (len(CLASSES), len(CLASSES) + 1)
