@@ -182,13 +182,14 @@ def fit_head(
     """Fine-tune the head (w0, b0) on embeddings ``x`` (N x D) with labels ``y``: mean cross-entropy plus
     ``l2 * |W - w0|^2 / 2``, full-batch Adam.  Only the weight rows of classes present in ``y`` move (without
     photos of a class nothing says it should score lower) and the biases stay (class priors learnt from the
-    whole training set; a venue's few photos would shift them towards the enrolled codes).  Deterministic;
-    returns (W, b)."""
-    w, b = w0.astype(np.float64), b0.astype(np.float64)
+    whole training set; a venue's few photos would shift them towards the enrolled codes).  Float32 throughout
+    (float64 gave the same heads to 1e-6 and took 1.5x the time).  Deterministic; returns (W, b)."""
+    w, b = w0.astype(np.float32), b0.astype(np.float32)
+    w0 = w0.astype(np.float32)
     present = np.zeros(len(b0), bool)
     present[np.unique(y)] = True
-    xs = x.astype(np.float64)
-    onehot = np.zeros((len(y), len(b0)))
+    xs = np.ascontiguousarray(x, np.float32)
+    onehot = np.zeros((len(y), len(b0)), np.float32)
     onehot[np.arange(len(y)), y] = 1.0
     mw, vw = np.zeros_like(w), np.zeros_like(w)
     for t in range(1, steps + 1):
@@ -196,11 +197,11 @@ def fit_head(
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
         p /= p.sum(axis=1, keepdims=True)
-        g = (p - onehot) / len(y)
-        gw = (g.T @ xs + l2 * (w - w0)) * present[:, None]
-        mw, vw = 0.9 * mw + 0.1 * gw, 0.999 * vw + 0.001 * gw**2
-        c1, c2 = 1 - 0.9**t, 1 - 0.999**t
-        w -= lr * (mw / c1) / (np.sqrt(vw / c2) + 1e-8)
+        g = (p - onehot) / np.float32(len(y))
+        gw = (g.T @ xs + np.float32(l2) * (w - w0)) * present[:, None]
+        mw, vw = np.float32(0.9) * mw + np.float32(0.1) * gw, np.float32(0.999) * vw + np.float32(0.001) * gw**2
+        c1, c2 = np.float32(1 - 0.9**t), np.float32(1 - 0.999**t)
+        w -= np.float32(lr) * (mw / c1) / (np.sqrt(vw / c2) + np.float32(1e-8))
     return w.astype(np.float32), b.astype(np.float32)
 
 
