@@ -176,7 +176,27 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
                     f"temperature {clf.temperature}")
     per_tile = f"{'2 reads (with its mirror)' if reads == 2 else '1 read'}, {round(reads * got.ms_per_crop, 3)} ms"
     return Check("classifier", "ok", f"{path.name} reads as its graph says on this CPU; {got.ms_per_crop} ms per "
-                 f"network read in a batch of {got.crops} (a tile: {per_tile}){enrolled}")
+                 f"network read in a batch of {got.crops} (a tile: {per_tile}){enrolled}"
+                 f"{_threshold_in_force(cfg, path)}")
+
+
+def _threshold_in_force(cfg: Config, path: Path) -> str:
+    """``; reads taken as fact at T (where T comes from)`` for the check's detail, with the model card's bounded
+    threshold (``calibration.bounded``: a promised 0.2 % confident and wrong) when the card gives one."""
+    threshold = cfg.camera.min_confidence
+    try:
+        calibration = json.loads(path.with_suffix(".json").read_text()).get("calibration") or {}
+    except (OSError, ValueError, AttributeError):  # the card was read by the check above; nothing more to say
+        calibration = {}
+    if threshold == calibration.get("min_confidence"):
+        origin = "the card's"
+    elif threshold == (calibration.get("simulated_camera") or {}).get("min_confidence"):
+        origin = "the card's, for the simulated camera"
+    else:
+        origin = "configured"
+    bounded = (calibration.get("bounded") or {}).get("threshold")
+    promise = f"; the card's bounded threshold for a promised 0.2 %: {bounded}" if bounded is not None else ""
+    return f"; reads taken as fact at {threshold} ({origin}){promise}"
 
 
 def check_broker(cfg: Config, timeout_s: float) -> Check:

@@ -121,6 +121,23 @@ def test_doctor_checks_the_classifiers_int8_arithmetic_on_this_cpu(tmp_path: Pat
     assert check_classifier(parse_config({"camera": {"model": missing, "source": "none"}})).status == "warn"
 
 
+def test_doctor_names_the_threshold_the_camera_takes_reads_as_fact_at() -> None:
+    """The venue sees which threshold is in force and where it comes from: the card's by default, a configured
+    one otherwise, with the card's bounded threshold (a promised 0.2 %, ``calibration.bounded``) beside it."""
+    import json
+
+    from mjtable.doctor import check_classifier
+    from vision.classifier import DEFAULT_MODEL_PATH
+
+    calibration = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())["calibration"]
+    card, bounded = calibration["min_confidence"], calibration["bounded"]["threshold"]
+    c = check_classifier(parse_config({}))
+    assert f"reads taken as fact at {card} (the card's)" in c.detail, c.detail
+    assert f"bounded threshold for a promised 0.2 %: {bounded}" in c.detail, c.detail
+    c = check_classifier(parse_config({"camera": {"min_confidence": bounded}}))
+    assert f"reads taken as fact at {bounded} (configured)" in c.detail, c.detail
+
+
 def test_doctor_checks_the_configured_enrollment(tmp_path: Path) -> None:
     """``[camera] enrollment``: a venue's head the camera can use is named with its codes; a missing file, or one
     made for another model, fails (the camera would stay down)."""
