@@ -128,7 +128,7 @@ def choose_threshold(
     n = len(conf)
     allowed = int(np.floor(max_wrong * n + 1e-9)) if level is None else -1
     if level is not None:  # the most wrong reads whose upper bound stays within max_wrong (-1: not even none)
-        while allowed + 1 <= n and upper_bound(allowed + 1, n, level) <= max_wrong:
+        while n > 0 and allowed + 1 <= n and upper_bound(allowed + 1, n, level) <= max_wrong:
             allowed += 1
     steps = np.ceil(conf.astype(np.float64) * 10_000)
     candidates = np.unique(np.concatenate([steps, steps + 1, [3_000]]).clip(3_000, 10_000)) / 10_000

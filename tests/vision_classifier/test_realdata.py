@@ -251,3 +251,5 @@ def test_a_bounded_threshold_keeps_the_upper_bound_of_confident_wrong_reads_unde
     sure = conf >= th
     assert int((sure & ~correct).sum()) == 1
     assert realeval.upper_bound(1, len(conf)) <= realeval.MAX_CONFIDENT_WRONG
+    none = np.zeros(0, np.float32)
+    assert realeval.choose_threshold(none, none.astype(bool), level=0.95) == 1.0  # no reads: nothing to promise on
