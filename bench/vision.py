@@ -91,18 +91,18 @@ def enrollment_gain(
     crops, codes = held_out_set(style, per_class, SEED)
     enrollment = enroll.build(clf, fit)
     adapted = clf.with_enrollment(enrollment)
-    threshold = clf.card_min_confidence(OLD_DEFAULT_MIN_CONFIDENCE)
-    reads = adapted.classify(crops)
-    confident = np.array([p.confidence >= threshold for p in reads])
-    right = np.array([p.code == c for p, c in zip(reads, codes, strict=True)])
+    by_code: dict[str, list[Any]] = {}
+    for crop, code in zip(crops, codes, strict=True):
+        by_code.setdefault(code, []).append(crop)
+    after = enroll.held_out_reads(adapted, by_code, clf.card_min_confidence(OLD_DEFAULT_MIN_CONFIDENCE))
     return {
         "photos_per_face": photos,
         "transform": enrollment.transform,
         "temperature": enrollment.temperature,
         "accuracy_before": round(accuracy(clf, crops, codes), 4),
-        "accuracy_after": round(float(right.mean()), 4),
-        "confident_after": round(float(confident.mean()), 4),
-        "confident_wrong_after": round(float((confident & ~right).mean()), 4),
+        "accuracy_after": round(after["accuracy"], 4),
+        "confident_after": round(after["confident"], 4),
+        "confident_wrong_after": round(after["confident_wrong_reads"] / len(crops), 4),
     }
 
 
