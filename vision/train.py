@@ -348,12 +348,14 @@ def init_from_onnx(model: Any, path: Path) -> None:
     identity plus the folded bias (mean 0, variance 1 - eps, scale 1), the embedding is copied, and the head's
     rows of the classes the old model had are copied (a new class's row starts at zero).  An int8 model's
     weights and biases are taken as its DequantizeLinear nodes give them (``vision.quantize.dequantized_constants``),
-    so the shipped model can be fine-tuned without its float file.  The batch norms must then stay in eval mode
-    (``freeze_batch_norms``): their statistics are folded already."""
+    so the shipped model can be fine-tuned without its float file.  A ``model`` with more channels per layer than
+    the file's starts as the file's network widened (``vision.widen``: the same outputs).  The batch norms must
+    then stay in eval mode (``freeze_batch_norms``): their statistics are folded already."""
     import onnx
     import torch
 
     from vision.quantize import dequantized_constants
+    from vision.widen import widen
 
     graph = onnx.load(str(path)).graph
     weights = dequantized_constants(graph)
@@ -365,22 +367,31 @@ def init_from_onnx(model: Any, path: Path) -> None:
             f"{path}: {len(convs)} convolutions and {len(gemms)} linear layers, the network has {len(blocks)} and 2"
         )
 
-    def const(name: str) -> Any:
+    def array(name: str) -> Any:
         if name not in weights:
             raise ValueError(f"{path}: {name} is not a constant (a weight computed at run time?)")
-        return torch.from_numpy(weights[name].copy())
+        return weights[name]
+
+    def const(name: str) -> Any:
+        return torch.from_numpy(array(name).copy())
 
     embed, head = gemms
+    layers = [(array(n.input[1]), array(n.input[2])) for n in convs]
+    embed_weight = array(embed.input[1])
+    widths = [int(block[0].weight.shape[0]) for block in blocks]
+    if widths != [w.shape[0] for w, _ in layers]:
+        wider = widen(layers, embed_weight, widths)
+        layers, embed_weight = wider.convs, wider.embed
     with torch.no_grad():
-        for node, block in zip(convs, blocks, strict=True):
+        for (weight, bias), block in zip(layers, blocks, strict=True):
             conv: Any = block[0]
             bn: Any = block[1]
-            conv.weight.copy_(const(node.input[1]))
+            conv.weight.copy_(torch.from_numpy(weight.copy()))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
             bn.weight.fill_(1.0)
-            bn.bias.copy_(const(node.input[2]))
-        model.embed[0].weight.copy_(const(embed.input[1]))
+            bn.bias.copy_(torch.from_numpy(bias.copy()))
+        model.embed[0].weight.copy_(torch.from_numpy(embed_weight.copy()))
         model.embed[0].bias.copy_(const(embed.input[2]))
         old_classes = json.loads(path.with_suffix(".json").read_text())["classes"]
         head_weight, head_bias = const(head.input[1]), const(head.input[2])

@@ -201,3 +201,23 @@ def test_fine_tuning_can_start_from_the_shipped_int8_model() -> None:
     shipped = OnnxTileClassifier.load().logits(crops)
     assert (started.argmax(1) == shipped.argmax(1)).mean() >= 0.97
     assert np.corrcoef(started.ravel(), shipped.ravel())[0, 1] > 0.99
+
+
+def test_a_wider_network_can_start_from_the_shipped_model_and_reads_as_it_does() -> None:
+    """``--init`` with wider ``--widths`` than the file's: each new channel copies an old one
+    (``vision.widen``), so the wider network starts out computing what the shipped model computes."""
+    pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
+    from tests.vision_classifier.helpers import held_out_tiles
+    from vision import train
+
+    card = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
+    narrow = train.build_model(tuple(card["recipe"]["widths"]))
+    train.init_from_onnx(narrow, DEFAULT_MODEL_PATH)
+    wide = train.build_model((64, 128, 384))
+    train.init_from_onnx(wide, DEFAULT_MODEL_PATH)
+    crops, _ = held_out_tiles(92, seed=515151)
+    as_narrow = train.torch_logits(narrow, mirror=True)(crops)
+    as_wide = train.torch_logits(wide, mirror=True)(crops)
+    assert (as_wide.argmax(1) == as_narrow.argmax(1)).all()
+    assert np.abs(as_wide - as_narrow).max() < 1e-3 * np.abs(as_narrow).max()
+    assert wide.features[4][0].weight.shape[0] == 384
