@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Protocol, cast
 
+from mjtable.blas import one_blas_thread
+
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "score": ("controller.cli_score", "score winning hands (JSON lines in, JSON lines out)"),
@@ -60,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub_parser = argparse.ArgumentParser(prog=f"mjtable {name}", description=SUBCOMMANDS[name][1])
     command.add_arguments(sub_parser)
     args = sub_parser.parse_args(argv[1:])
-    return int(command.run(args))
+    with one_blas_thread():  # small matrices only; spinning BLAS threads starve a busy Pi (mjtable.blas)
+        return int(command.run(args))
 
 
 if __name__ == "__main__":

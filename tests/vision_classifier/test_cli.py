@@ -113,6 +113,42 @@ def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 @needs_model
+def test_enroll_fits_its_heads_in_one_blas_thread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The head fits multiply small matrices (photos x 96 by 96 x 47): BLAS threads gain nothing there, and with
+    a core busy elsewhere OpenBLAS's waiting threads made `enroll` over five times slower (the venue-set test
+    above: 63 s with one thread, past its 300 s timeout with two, while one core trained).  Every fit runs
+    with one BLAS thread, and the process's own setting is back afterwards."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from vision.classifier import enroll
+
+    def blas_threads() -> list[int]:
+        return [int(i["num_threads"]) for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    seen: list[list[int]] = []
+    fit = enroll.fit_head
+
+    def recording_fit(*args: object, **kwargs: object) -> object:
+        seen.append(blas_threads())
+        return fit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(enroll, "fit_head", recording_fit)
+    rng = np.random.default_rng(3)
+    for code in ("1m", "5p", "7z"):
+        (tmp_path / "set" / code).mkdir(parents=True)
+        for i in range(4):
+            face = augment(render_tile_face(code, style="cn-kai", rng=rng), rng, 64)
+            cv2.imwrite(str(tmp_path / "set" / code / f"{i}.png"), face)
+    assert main(["vision", "enroll", str(tmp_path / "set"), "--out", str(tmp_path / "e.npz")]) == 0
+    capsys.readouterr()
+    assert seen and before, "no head fit ran, or numpy has no BLAS to limit"
+    assert all(threads == [1] * len(before) for threads in seen), seen
+    assert blas_threads() == before
+
+
+@needs_model
 def test_enroll_rejects_unknown_folders_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "9z").mkdir()
     assert main(["vision", "enroll", str(tmp_path)]) == 2
