@@ -1,4 +1,6 @@
-"""One BLAS thread for the whole process (``mjtable`` runs every subcommand inside ``one_blas_thread``).
+"""One BLAS thread for the whole process (``mjtable`` runs every subcommand inside ``one_blas_thread``, and
+``vision.classifier.enroll.build`` fits its heads inside it, for the callers without the command round them:
+``bench.vision``, the model card's ``real_enrollment``, the table benchmark).
 
 numpy's matrix products here are small: an enrollment's head fits multiply (photos x 4 turns x variations) x 96
 embeddings by 96 x 47 classes, 300 Adam steps per fit and a dozen fits; the service multiplies a frame's crops by

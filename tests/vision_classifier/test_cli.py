@@ -149,6 +149,37 @@ def test_enroll_fits_its_heads_in_one_blas_thread(
 
 
 @needs_model
+def test_an_enrollment_built_outside_the_cli_fits_in_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench.vision``, the model card's ``real_enrollment`` (``vision.quantize``) and the table benchmark call
+    ``enroll.build`` without the ``mjtable`` command round them; their fits must run as the service's do, in
+    one BLAS thread, or a busy second core slows them five-fold as it did ``enroll``."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from vision.classifier import enroll
+
+    def blas_threads() -> list[int]:
+        return [int(i["num_threads"]) for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    seen: list[list[int]] = []
+    fit = enroll.fit_head
+
+    def recording_fit(*args: object, **kwargs: object) -> object:
+        seen.append(blas_threads())
+        return fit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(enroll, "fit_head", recording_fit)
+    rng = np.random.default_rng(4)
+    photos = {
+        code: [augment(render_tile_face(code, style="cn-kai", rng=rng), rng, 64) for _ in range(3)]
+        for code in ("2m", "6s", "5z")
+    }
+    enroll.build(OnnxTileClassifier.load(), photos)
+    assert seen and before, "no head fit ran, or numpy has no BLAS to limit"
+    assert all(threads == [1] * len(before) for threads in seen), seen
+    assert blas_threads() == before
+
+
+@needs_model
 def test_enroll_rejects_unknown_folders_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "9z").mkdir()
     assert main(["vision", "enroll", str(tmp_path)]) == 2

@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from mjtable.blas import one_blas_thread
 from vision.classifier.model import ModelError, OnnxTileClassifier
 from vision.classifier.preprocess import TRANSFORMS, transform_crops
 
@@ -310,10 +311,11 @@ def build(
         raise EnrollmentError("no input transform to try")
     _, transform, embeds = best
     photo = np.asarray(ranks, np.int64)
-    if l2 is None:
-        l2 = choose_l2(w0, b0, embeds, y, photo)
-    w, b = fit_head(w0, b0, embeds, y, l2=l2)
-    temperature = held_out_temperature(w0, b0, embeds, y, photo, l2=l2, floor=clf.temperature)
+    with one_blas_thread():  # small products: BLAS threads only spin (mjtable.blas), whoever calls build
+        if l2 is None:
+            l2 = choose_l2(w0, b0, embeds, y, photo)
+        w, b = fit_head(w0, b0, embeds, y, l2=l2)
+        temperature = held_out_temperature(w0, b0, embeds, y, photo, l2=l2, floor=clf.temperature)
     return Enrollment(clf.classes, tuple(codes), w, b, transform, l2, temperature)
 
 
