@@ -16,14 +16,16 @@ from vision.synth.negatives import KINDS, negative
 
 
 def _fake_set(root: Path, sources: int = 10) -> Path:
-    """``sources`` source photos x 2 versions, 640 x 640, each with three boxed tiles on felt."""
+    """``sources`` source photos x 2 versions, 640 x 640, each with three boxed tiles on felt.  Numbered from 9000:
+    the real data set's photos are 0000-0429, and ``read_labels`` applies the shipped fixes to any photo of that
+    name (a fake 0005-0.jpg met the fixes of the real one's boxes)."""
     (root / "images").mkdir(parents=True)
     rng = np.random.default_rng(0)
     rows = ["file,tile,x,y,w,h"]
     codes = ["1m", "5p", "7z", "2f"]
     for s in range(sources):
         for v in range(2):
-            name = f"{s:04d}-{v}.jpg"
+            name = f"{9000 + s:04d}-{v}.jpg"
             img = np.full((640, 640, 3), (60, 110, 30), np.uint8)
             for k in range(3):
                 x, y = 60 + 180 * k, 100 + 30 * v
