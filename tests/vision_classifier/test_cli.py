@@ -112,6 +112,33 @@ def test_enroll_a_held_out_venue_set(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert adapted_right > plain_right
 
 
+def _blas_threads() -> list[int]:
+    """The thread count of every loaded BLAS library (threadpoolctl's view)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return [int(i["num_threads"]) for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+
+def _record_fit_threads(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """Have every ``enroll.fit_head`` call append the BLAS thread counts it ran with to the returned list."""
+    from vision.classifier import enroll
+
+    seen: list[list[int]] = []
+    fit = enroll.fit_head
+
+    def recording_fit(*args: object, **kwargs: object) -> object:
+        seen.append(_blas_threads())
+        return fit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(enroll, "fit_head", recording_fit)
+    return seen
+
+
+def _assert_one_thread_each(seen: list[list[int]], before: list[int]) -> None:
+    assert seen and before, "no head fit ran, or numpy has no BLAS to limit"
+    assert all(threads == [1] * len(before) for threads in seen), seen
+    assert _blas_threads() == before
+
+
 @needs_model
 def test_enroll_fits_its_heads_in_one_blas_thread(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -120,21 +147,8 @@ def test_enroll_fits_its_heads_in_one_blas_thread(
     a core busy elsewhere OpenBLAS's waiting threads made `enroll` over five times slower (the venue-set test
     above: 63 s with one thread, past its 300 s timeout with two, while one core trained).  Every fit runs
     with one BLAS thread, and the process's own setting is back afterwards."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    from vision.classifier import enroll
-
-    def blas_threads() -> list[int]:
-        return [int(i["num_threads"]) for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
-
-    before = blas_threads()
-    seen: list[list[int]] = []
-    fit = enroll.fit_head
-
-    def recording_fit(*args: object, **kwargs: object) -> object:
-        seen.append(blas_threads())
-        return fit(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(enroll, "fit_head", recording_fit)
+    before = _blas_threads()
+    seen = _record_fit_threads(monkeypatch)
     rng = np.random.default_rng(3)
     for code in ("1m", "5p", "7z"):
         (tmp_path / "set" / code).mkdir(parents=True)
@@ -143,9 +157,7 @@ def test_enroll_fits_its_heads_in_one_blas_thread(
             cv2.imwrite(str(tmp_path / "set" / code / f"{i}.png"), face)
     assert main(["vision", "enroll", str(tmp_path / "set"), "--out", str(tmp_path / "e.npz")]) == 0
     capsys.readouterr()
-    assert seen and before, "no head fit ran, or numpy has no BLAS to limit"
-    assert all(threads == [1] * len(before) for threads in seen), seen
-    assert blas_threads() == before
+    _assert_one_thread_each(seen, before)
 
 
 @needs_model
@@ -153,30 +165,17 @@ def test_an_enrollment_built_outside_the_cli_fits_in_one_blas_thread(monkeypatch
     """``bench.vision``, the model card's ``real_enrollment`` (``vision.quantize``) and the table benchmark call
     ``enroll.build`` without the ``mjtable`` command round them; their fits must run as the service's do, in
     one BLAS thread, or a busy second core slows them five-fold as it did ``enroll``."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
     from vision.classifier import enroll
 
-    def blas_threads() -> list[int]:
-        return [int(i["num_threads"]) for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
-
-    before = blas_threads()
-    seen: list[list[int]] = []
-    fit = enroll.fit_head
-
-    def recording_fit(*args: object, **kwargs: object) -> object:
-        seen.append(blas_threads())
-        return fit(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(enroll, "fit_head", recording_fit)
+    before = _blas_threads()
+    seen = _record_fit_threads(monkeypatch)
     rng = np.random.default_rng(4)
     photos = {
         code: [augment(render_tile_face(code, style="cn-kai", rng=rng), rng, 64) for _ in range(3)]
         for code in ("2m", "6s", "5z")
     }
     enroll.build(OnnxTileClassifier.load(), photos)
-    assert seen and before, "no head fit ran, or numpy has no BLAS to limit"
-    assert all(threads == [1] * len(before) for threads in seen), seen
-    assert blas_threads() == before
+    _assert_one_thread_each(seen, before)
 
 
 @needs_model
