@@ -31,14 +31,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from mjtable.tiles import ALL_FLOWERS
+from mjtable.tiles import MCR_TILESET, tile
 from vision import realdata
 from vision.classifier.model import ModelError, OnnxTileClassifier
+from vision.realaudit import grid
 from vision.realeval import softmax
 
-#: the most boxes of one code a photo of one set can hold: a flower is one of a kind, every other face comes 4 times
-FLOWER_CODES = frozenset(t.code for t in ALL_FLOWERS)
-FACE_COPIES = 4
 #: the neighbour look's defaults: nearest crops from other photos, and the votes for one other face that name a box
 NEIGHBOURS = 10
 MIN_VOTES = 8
@@ -65,8 +63,8 @@ class Suspect:
 
 
 def copies_in_a_set(code: str) -> int:
-    """How many tiles of ``code`` one set holds."""
-    return 1 if code in FLOWER_CODES else FACE_COPIES
+    """How many tiles of ``code`` one full set (MCR's 144: four of each face, one of each flower) holds."""
+    return MCR_TILESET.counts[tile(code).kind]
 
 
 def count_suspects(boxes: list[realdata.Box]) -> dict[int, dict[str, Any]]:
@@ -92,15 +90,15 @@ def neighbour_votes(
     x = np.asarray(embeddings, np.float32)
     x = x / (np.linalg.norm(x, axis=1, keepdims=True) + np.float32(1e-8))
     src_ids = {s: i for i, s in enumerate(sorted(set(sources)))}
-    src = np.array([src_ids[s] for s in sources])
+    src = np.array([src_ids[s] for s in sources], np.int64)
+    others = len(src) - np.bincount(src)[src]  # per row: the rows of other sources
     code_arr = np.array(codes)
     votes: list[Counter[str]] = []
     for start in range(0, len(x), chunk):
         sim = x[start : start + chunk] @ x.T
         sim[src[start : start + chunk, None] == src[None, :]] = -np.inf
         for row, i in zip(sim, range(start, start + len(sim)), strict=True):
-            others = int(np.sum(src != src[i]))
-            n = min(k, others)
+            n = min(k, int(others[i]))
             if n == 0:
                 votes.append(Counter())
                 continue
@@ -187,9 +185,12 @@ def sheet(directory: Path, suspects: list[Suspect], limit: int = SHEET_MAX) -> n
     """The first ``limit`` suspects, each as the photo round its box (the box in red, 240 x 240) captioned
     ``file label>what the looks say``, 4 to a row (BGR uint8)."""
     cells: list[npt.NDArray[np.uint8]] = []
+    photos: dict[str, npt.NDArray[np.uint8]] = {}
     for s in suspects[:limit]:
         b = s.box
-        photo = realdata.read_photo(directory, b.file).copy()
+        if b.file not in photos:  # suspects come photo by photo: each photo is read once
+            photos[b.file] = realdata.read_photo(directory, b.file)
+        photo = photos[b.file].copy()
         cv2.rectangle(photo, (int(b.x), int(b.y)), (int(b.x + b.w), int(b.y + b.h)), (0, 0, 255), 2)
         side = max(b.w, b.h) * 1.8 + 40
         cx, cy = b.x + b.w / 2, b.y + b.h / 2
@@ -202,8 +203,7 @@ def sheet(directory: Path, suspects: list[Suspect], limit: int = SHEET_MAX) -> n
         cells.append(np.asarray(cell, np.uint8))
     if not cells:
         return np.full((258, 244, 3), 255, np.uint8)
-    cells += [np.full_like(cells[0], 255)] * (-len(cells) % 4)
-    return np.asarray(np.vstack([np.hstack(cells[i : i + 4]) for i in range(0, len(cells), 4)]), np.uint8)
+    return grid(cells, 4)
 
 
 def _split_boxes(boxes: list[realdata.Box], split: str, seed: int) -> list[realdata.Box]:

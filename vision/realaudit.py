@@ -153,20 +153,25 @@ def bounded_threshold(reads: list[Read], level: float = BOUND_LEVEL) -> dict[str
 
 def mosaic(reads: list[Read], crops: list[npt.NDArray[np.uint8]], limit: int = MOSAIC_MAX) -> npt.NDArray[np.uint8]:
     """The first ``limit`` misread crops at 96 x 96, 16 per row, each captioned ``truth>read`` (BGR uint8)."""
-    cells = []
+    cells: list[npt.NDArray[np.uint8]] = []
     for r, img in zip(reads, crops, strict=True):
         if r.truth == r.predicted:
             continue
         cell = cv2.resize(img, (96, 96), interpolation=cv2.INTER_AREA)
         cell = cv2.copyMakeBorder(cell, 0, 16, 0, 0, cv2.BORDER_CONSTANT, value=(255, 255, 255))
         cv2.putText(cell, f"{r.truth}>{r.predicted}", (2, 108), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 200), 1)
-        cells.append(cell)
+        cells.append(np.asarray(cell, np.uint8))
         if len(cells) == limit:
             break
     if not cells:
         return np.full((112, 96, 3), 255, np.uint8)
-    cells += [np.full_like(cells[0], 255)] * (-len(cells) % 16)
-    return np.asarray(np.vstack([np.hstack(cells[k : k + 16]) for k in range(0, len(cells), 16)]), np.uint8)
+    return grid(cells, 16)
+
+
+def grid(cells: list[npt.NDArray[np.uint8]], per_row: int) -> npt.NDArray[np.uint8]:
+    """Equal-sized ``cells`` (at least one) laid out ``per_row`` to a row, the last row padded white."""
+    cells = cells + [np.full_like(cells[0], 255)] * (-len(cells) % per_row)
+    return np.asarray(np.vstack([np.hstack(cells[k : k + per_row]) for k in range(0, len(cells), per_row)]), np.uint8)
 
 
 def main(argv: list[str] | None = None) -> int:
