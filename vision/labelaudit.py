@@ -135,14 +135,22 @@ def model_suspects(
 
 
 def read_crops(
-    clf: OnnxTileClassifier, directory: Path, boxes: list[realdata.Box]
+    clf: OnnxTileClassifier, directory: Path, boxes: list[realdata.Box], errors: list[dict[str, str]] | None = None
 ) -> tuple[F32, F32, list[realdata.Box]]:
-    """(calibrated probabilities, embeddings, boxes in the order read) for every box, each photo read once."""
+    """(calibrated probabilities, embeddings, boxes in the order read) for every box, each photo read once.  A
+    photo that cannot be read is left out and named in ``errors`` (``{"file", "error"}``), when given; without
+    it the ValueError propagates."""
     probs: list[F32] = []
     embeds: list[F32] = []
     order: list[realdata.Box] = []
     for name, items in realdata.by_file(boxes).items():
-        photo = realdata.read_photo(directory, name)
+        try:
+            photo = realdata.read_photo(directory, name)
+        except ValueError as exc:
+            if errors is None:
+                raise
+            errors.append({"file": name, "error": str(exc)})
+            continue
         crops = [realdata.crop(photo, b) for b in items]
         logits, emb = clf.run(crops)
         if emb is None:
@@ -233,10 +241,13 @@ def main(argv: list[str] | None = None) -> int:
         boxes = realdata.read_labels(args.real, fixes=None if args.published else realdata.LABEL_FIXES)
         chosen = _split_boxes(boxes, args.split, args.seed)
         clf = OnnxTileClassifier.load(args.model, threads=2)
-        probs, embeds, order = read_crops(clf, args.real, chosen)
+        unreadable: list[dict[str, str]] = []
+        probs, embeds, order = read_crops(clf, args.real, chosen, unreadable)
     except (ModelError, OSError, ValueError) as exc:
         print(json.dumps({"error": str(exc)}))
         return 2
+    for bad in unreadable:  # the rest of the set is audited without it
+        print(json.dumps(bad))
     suspects = audit(
         order,
         probs,
@@ -252,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         "summary": "labelaudit",
         "split": args.split,
         "boxes": len(order),
+        "unreadable_photos": len(unreadable),
         "suspects": len(suspects),
         "by_look": dict(Counter(look for s in suspects for look in s.reasons)),
     }

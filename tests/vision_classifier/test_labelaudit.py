@@ -114,6 +114,7 @@ def test_the_command_prints_each_suspect_and_a_summary_and_draws_them(
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     summary = lines[-1]
     assert summary["summary"] == "labelaudit" and summary["boxes"] == 60 and summary["sheet"] == str(png)
+    assert summary["unreadable_photos"] == 0
     counted = [s for s in lines[:-1] if "count" in s["reasons"]]
     assert {(s["file"], s["tile"]) for s in counted} == {("9000-0.jpg", "2f")} and len(counted) == 3
     assert summary["suspects"] == len(lines) - 1 and summary["by_look"]["count"] == 3
@@ -126,3 +127,17 @@ def test_the_command_reports_bad_input_as_a_json_error(tmp_path: Path, capsys: p
     assert "error" in json.loads(capsys.readouterr().out)
     assert labelaudit.main(["--neighbours", "5", "--min-votes", "6"]) == 2
     assert "--min-votes" in json.loads(capsys.readouterr().out)["error"]
+
+
+@needs_model
+def test_an_unreadable_photo_is_named_and_the_rest_of_the_set_is_audited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = _fake_set(tmp_path / "real")
+    (real / "images" / "9003-1.jpg").write_bytes(b"not a jpeg")
+    assert labelaudit.main(["--real", str(real)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    errors = [line for line in lines if "error" in line]
+    assert len(errors) == 1 and errors[0]["file"] == "9003-1.jpg" and "cannot read" in errors[0]["error"]
+    summary = lines[-1]
+    assert summary["boxes"] == 57 and summary["unreadable_photos"] == 1  # 20 photos of 3 boxes, one left out
