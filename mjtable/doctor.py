@@ -151,14 +151,14 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
     int8 arithmetic compute the configured model as its graph says, and how long does a crop take?
     ``kernel_check``: the check to run (default ``vision.classifier.selfcheck.kernel_check``)."""
     from mjtable.service.camera import load_classifier, model_path
-    from vision.classifier.model import ModelError, network_reads_per_crop
+    from vision.classifier.model import ModelError, card_reading
     from vision.classifier.selfcheck import kernel_check as real_check
 
     run_check = kernel_check or real_check
     path = model_path(cfg.camera)
     try:
         got = run_check(path)
-        reads = network_reads_per_crop(path)
+        reading = card_reading(path)
     except ModelError as exc:
         status = "warn" if cfg.camera.source == "none" else "fail"
         return Check("classifier", status, str(exc))
@@ -174,10 +174,20 @@ def check_classifier(cfg: Config, kernel_check: Callable[[Path], Any] | None = N
         enrollment = clf.enrollment
         enrolled = (f"; enrollment {cfg.camera.enrollment}: {len(enrollment.codes)} faces enrolled, "
                     f"temperature {clf.temperature}")
-    per_tile = f"{'2 reads (with its mirror)' if reads == 2 else '1 read'}, {round(reads * got.ms_per_crop, 3)} ms"
+    per_tile = _per_tile(reading, got.ms_per_crop)
     return Check("classifier", "ok", f"{path.name} reads as its graph says on this CPU; {got.ms_per_crop} ms per "
                  f"network read in a batch of {got.crops} (a tile: {per_tile}){enrolled}"
                  f"{_threshold_in_force(cfg, path)}")
+
+
+def _per_tile(reading: str, ms_per_read: float) -> str:
+    """What a tile costs the service for the card's ``input.test_time`` ``reading``, at ``ms_per_read``."""
+    once, twice = round(ms_per_read, 3), round(2 * ms_per_read, 3)
+    if reading == "mirror":
+        return f"2 reads (with its mirror), {twice} ms"
+    if reading == "mirror_when_unsure":
+        return f"1 read, 2 (with its mirror) when the first is unsure, {once} to {twice} ms"
+    return f"1 read, {once} ms"
 
 
 def _threshold_in_force(cfg: Config, path: Path) -> str:

@@ -420,11 +420,12 @@ def freeze_batch_norms(model: Any) -> None:
 
 
 def torch_logits(
-    model: Any, *, mirror: bool = False
+    model: Any, *, mirror: bool = False, second_read_margin: float | None = None
 ) -> Callable[[list[npt.NDArray[np.uint8]]], npt.NDArray[np.float32]]:
     """``vision.modelcard.evaluate``'s reader for a torch model (put in eval mode); with ``mirror``, the mean of
     each crop's and its left-right mirror's logits, as ``OnnxTileClassifier`` reads for a card whose
-    ``input.test_time`` is ``mirror``."""
+    ``input.test_time`` is ``mirror``; with ``second_read_margin`` (``mirror_when_unsure``), that mean only for
+    the crops whose first read's best logit leads the second by less than the margin."""
     import torch
 
     model.eval()
@@ -435,6 +436,11 @@ def torch_logits(
             logits, _ = model(x)
             if mirror:
                 logits = (logits + model(torch.flip(x, dims=[3]))[0]) / 2
+            elif second_read_margin is not None:
+                top2 = torch.topk(logits, 2, dim=1).values
+                unsure = (top2[:, 0] - top2[:, 1]) < second_read_margin
+                if bool(unsure.any()):
+                    logits[unsure] = (logits[unsure] + model(torch.flip(x[unsure], dims=[3]))[0]) / 2
         return np.asarray(logits.numpy(), np.float32)
 
     return read
@@ -597,8 +603,16 @@ def parser() -> argparse.ArgumentParser:
         "--test-time",
         choices=TEST_TIME_READS,
         default="none",
-        help="how the service reads a crop (the card's input.test_time; measured and calibrated so): none, or "
-        "mirror (the crop and its mirror, logits averaged: twice the network time)",
+        help="how the service reads a crop (the card's input.test_time; measured and calibrated so): none, "
+        "mirror (the crop and its mirror, logits averaged: twice the network time) or mirror_when_unsure (the "
+        "mirror only of crops whose first read's best logit leads by less than --second-read-margin)",
+    )
+    p.add_argument(
+        "--second-read-margin",
+        type=float,
+        default=5.0,
+        help="with --test-time mirror_when_unsure: the lead of the best logit over the second below which the "
+        "crop is read mirrored too (the card's input.second_read_margin)",
     )
     p.add_argument(
         "--quantize",
@@ -688,6 +702,7 @@ def main(argv: list[str] | None = None) -> int:
             "mean": MEAN,
             "std": STD,
             "test_time": args.test_time,
+            **({"second_read_margin": args.second_read_margin} if args.test_time == "mirror_when_unsure" else {}),
         },
         "outputs": ["logits", "embedding"],
         "embedding_dim": EMBED_DIM,
@@ -747,7 +762,11 @@ def main(argv: list[str] | None = None) -> int:
 
         float_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")  # vision.quantize reads it
         float_held_out = evaluate(
-            torch_logits(model, mirror=args.test_time == "mirror"),
+            torch_logits(
+                model,
+                mirror=args.test_time == "mirror",
+                second_read_margin=args.second_read_margin if args.test_time == "mirror_when_unsure" else None,
+            ),
             styles,
             args.eval_per_class,
             10_000 + args.seed,

@@ -193,6 +193,63 @@ def test_a_mirror_read_card_averages_the_crop_and_its_mirror(tmp_path: Path) -> 
     assert [p.code for p in mirrored.classify(crops)] == [plain.classes[i] for i in logits.argmax(1)]
 
 
+class _CountingSession:
+    """An onnxruntime session that counts the crops it is given (a second read costs network time)."""
+
+    def __init__(self, session: object) -> None:
+        self.session = session
+        self.rows = 0
+
+    def run(self, outputs: list[str], feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        self.rows += len(feeds["input"])
+        return self.session.run(outputs, feeds)  # type: ignore[attr-defined, no-any-return]
+
+    def get_outputs(self) -> object:
+        return self.session.get_outputs()  # type: ignore[attr-defined]
+
+
+def test_a_mirror_when_unsure_card_reads_the_mirror_only_of_crops_the_first_read_is_unsure_of(tmp_path: Path) -> None:
+    """``input.test_time`` = ``mirror_when_unsure``: each crop is read once; a crop whose best logit leads the
+    second by less than ``input.second_read_margin`` is read mirrored too and gets the mean of its two reads
+    (logits and embeddings), as a ``mirror`` card; the others keep their one read, and cost no second."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "mirror").mkdir()
+    (tmp_path / "gated").mkdir()
+    plain = OnnxTileClassifier.load(_model_copy(tmp_path / "plain", test_time="none"))
+    both = OnnxTileClassifier.load(_model_copy(tmp_path / "mirror", test_time="mirror"))
+    gated = OnnxTileClassifier.load(
+        _model_copy(tmp_path / "gated", test_time="mirror_when_unsure", second_read_margin=5.0)
+    )
+    counting = _CountingSession(gated._session)
+    gated._session = counting
+    crops, _ = held_out_tiles(70, seed=5)
+    crops += [np.full((30, 22, 3), v, np.uint8) for v in (90, 160, 230)]  # blanks: unsure reads
+    once, once_embed = plain.run(crops)
+    twice, twice_embed = both.run(crops)
+    logits, embed = gated.run(crops)
+    assert embed is not None and once_embed is not None and twice_embed is not None
+    top2 = np.sort(once, axis=1)[:, -2:]
+    unsure = top2[:, 1] - top2[:, 0] < 5.0
+    assert 0 < unsure.sum() < len(crops)
+    np.testing.assert_allclose(logits[unsure], twice[unsure], atol=1e-4)
+    np.testing.assert_allclose(embed[unsure], twice_embed[unsure], atol=1e-4)
+    np.testing.assert_allclose(logits[~unsure], once[~unsure], atol=1e-4)
+    np.testing.assert_allclose(embed[~unsure], once_embed[~unsure], atol=1e-4)
+    assert counting.rows == len(crops) + int(unsure.sum())  # the sure crops were read once
+    assert gated.run([])[0].shape == (0, len(gated.classes))
+
+
+@pytest.mark.parametrize("margin", [None, -1.0, "wide", float("nan")])
+def test_a_mirror_when_unsure_card_without_a_usable_margin_is_a_model_error(tmp_path: Path, margin: object) -> None:
+    path = _model_copy(tmp_path, test_time="mirror_when_unsure", second_read_margin=margin)
+    if margin is None:  # no margin at all
+        card = json.loads(path.with_suffix(".json").read_text())
+        del card["input"]["second_read_margin"]
+        path.with_suffix(".json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="second_read_margin"):
+        OnnxTileClassifier.load(path)
+
+
 def test_an_unknown_test_time_read_is_a_model_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="test_time"):
         OnnxTileClassifier.load(_model_copy(tmp_path, test_time="rotate8"))
@@ -203,9 +260,10 @@ def test_the_network_reads_a_card_makes_of_a_crop_follow_its_test_time(tmp_path:
     ModelError as loading for a reading the classifier does not know."""
     from vision.classifier.model import network_reads_per_crop
 
-    for name, test_time, reads in (("a", "mirror", 2), ("b", "none", 1)):
+    for name, test_time, reads in (("a", "mirror", 2), ("b", "none", 1), ("d", "mirror_when_unsure", 2)):
         (tmp_path / name).mkdir()
-        assert network_reads_per_crop(_model_copy(tmp_path / name, test_time=test_time)) == reads
+        margin = {"second_read_margin": 5.0} if test_time == "mirror_when_unsure" else {}
+        assert network_reads_per_crop(_model_copy(tmp_path / name, test_time=test_time, **margin)) == reads
     (tmp_path / "c").mkdir()
     with pytest.raises(ModelError, match="test_time"):
         network_reads_per_crop(_model_copy(tmp_path / "c", test_time="rotate8"))

@@ -182,6 +182,14 @@ def test_the_float_held_out_figure_is_read_as_the_card_reads(tmp_path: Path) -> 
     both = train.torch_logits(model, mirror=True)(crops)
     assert np.abs(once - mirrored).max() > 1e-4  # the mirror is another read
     assert np.allclose(both, (once + mirrored) / 2, atol=1e-5)
+    # --test-time mirror_when_unsure: the mean only where the first read's best logit leads by less than the margin
+    top2 = np.sort(once, axis=1)[:, -2:]
+    lead = top2[:, 1] - top2[:, 0]
+    margin = float(np.median(lead))
+    gated = train.torch_logits(model, second_read_margin=margin)(crops)
+    unsure = lead < margin
+    assert 0 < unsure.sum() < len(crops)
+    assert np.allclose(gated[unsure], both[unsure], atol=1e-5) and np.allclose(gated[~unsure], once[~unsure], atol=1e-5)
 
 
 def test_fine_tuning_can_start_from_the_shipped_int8_model() -> None:

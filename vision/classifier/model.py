@@ -8,6 +8,10 @@ optional ``Enrollment`` (a venue-adapted head, see ``vision.classifier.enroll``)
 A card with ``input.test_time`` = ``"mirror"`` reads every crop twice, as it is and mirrored left to right, in one
 batch, and averages the two reads' logits and embeddings (the model is trained on mirrored crops too: the real
 photographs hold mirrored pictures, and a face mirrored is the same face).  It costs twice the network time.
+A card with ``"mirror_when_unsure"`` reads every crop once and reads mirrored, and averages, only the crops whose
+first read is unsure: its best logit leads the second by less than ``input.second_read_margin``.  On the real
+validation photos that reads a third of the mirrors a ``mirror`` card reads, and every figure stays as with the
+mirror read of every crop (docs/vision.md, "The mirrored read").
 
 Thread safety: an onnxruntime session may be run from several threads; ``classify`` keeps no state of its
 own, so one instance can be shared (the pipeline calls it from its single worker thread).
@@ -33,9 +37,10 @@ MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL_PATH = MODEL_DIR / "tile_classifier.onnx"
 #: Crops are run through the network in chunks of this many (bounded memory, good ORT throughput).
 CHUNK = 64
-#: what ``input.test_time`` may say, and the network reads it makes of each crop: ``none`` (one) or ``mirror`` (the
-#: crop and its mirror, averaged: two)
-NETWORK_READS = {"none": 1, "mirror": 2}
+#: what ``input.test_time`` may say, and the network reads it makes of each crop at most: ``none`` (one),
+#: ``mirror`` (the crop and its mirror, averaged: two) or ``mirror_when_unsure`` (one, two when the first read's
+#: best logit leads the second by less than ``input.second_read_margin``)
+NETWORK_READS = {"none": 1, "mirror": 2, "mirror_when_unsure": 2}
 TEST_TIME_READS = tuple(NETWORK_READS)
 
 
@@ -74,15 +79,35 @@ def _test_time(meta: dict[str, Any]) -> str:
     return test_time
 
 
-def network_reads_per_crop(model_path: Path) -> int:
-    """How many network reads the card beside ``model_path`` (its ``.json``) makes of each crop (NETWORK_READS of
-    its ``input.test_time``).  Raises ModelError when the card is missing, unreadable or says another reading."""
+def _second_read_margin(meta: dict[str, Any], test_time: str) -> float | None:
+    """The card's ``input.second_read_margin`` (logits) for a ``mirror_when_unsure`` card, else None; ModelError
+    when such a card lacks a finite margin of 0 or more."""
+    if test_time != "mirror_when_unsure":
+        return None
+    margin = meta["input"].get("second_read_margin")
+    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= float(margin) < float("inf"):
+        raise ModelError(f"model metadata: input.second_read_margin {margin!r} is not a number of logits >= 0")
+    return float(margin)
+
+
+def card_reading(model_path: Path) -> str:
+    """How the card beside ``model_path`` (its ``.json``) reads a crop: its ``input.test_time`` (one of
+    TEST_TIME_READS).  Raises ModelError when the card is missing, unreadable or says another reading, or a
+    ``mirror_when_unsure`` card has no usable ``second_read_margin``."""
     meta_path = model_path.with_suffix(".json")
     try:
         meta = json.loads(meta_path.read_text())
-        return NETWORK_READS[_test_time(meta)]
+        test_time = _test_time(meta)
+        _second_read_margin(meta, test_time)
+        return test_time
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"model metadata {meta_path} is missing or invalid: {exc}") from exc
+
+
+def network_reads_per_crop(model_path: Path) -> int:
+    """How many network reads the card beside ``model_path`` (its ``.json``) makes of a crop at most
+    (NETWORK_READS of its ``input.test_time``).  Raises ModelError as ``card_reading``."""
+    return NETWORK_READS[card_reading(model_path)]
 
 
 def _softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -122,6 +147,8 @@ class OnnxTileClassifier:
         self.mean = float(meta["input"]["mean"])
         self.std = float(meta["input"]["std"])
         self.test_time = _test_time(meta)
+        #: ``mirror_when_unsure``: a first read whose best logit leads by less than this is read mirrored too
+        self.second_read_margin = _second_read_margin(meta, self.test_time)
         if enrollment is not None and (
             enrollment.classes != self.classes
             or enrollment.weight.shape[0] != len(self.classes)
@@ -182,7 +209,8 @@ class OnnxTileClassifier:
 
     def run(self, crops: Sequence[object]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
         """Raw network outputs for ``crops``: (logits N x C, embeddings N x D or None); with the card's
-        ``test_time`` = ``mirror``, the mean of the crop's and its mirror's."""
+        ``test_time`` = ``mirror``, the mean of the crop's and its mirror's; ``mirror_when_unsure``, that mean
+        for the crops whose first read is unsure (``second_read_margin``) and the first read for the rest."""
         logits: list[npt.NDArray[np.float32]] = []
         embeds: list[npt.NDArray[np.float32]] = []
         mirror = self.test_time == "mirror"
@@ -191,13 +219,28 @@ class OnnxTileClassifier:
             n = len(x)
             if mirror:
                 x = np.ascontiguousarray(np.concatenate([x, x[..., ::-1]]))
-            outs = self._session.run(self._outputs, {"input": x})
-            for got, out in zip((logits, embeds), outs, strict=False):
-                arr = np.asarray(out, np.float32)
+            outs = [np.asarray(out, np.float32) for out in self._session.run(self._outputs, {"input": x})]
+            if self.second_read_margin is not None:
+                outs = self._second_read(x, outs, self.second_read_margin)
+            for got, arr in zip((logits, embeds), outs, strict=False):
                 got.append((arr[:n] + arr[n:]) / np.float32(2) if mirror else arr)
         if not logits:
             return np.zeros((0, len(self.classes)), np.float32), None
         return np.concatenate(logits), (np.concatenate(embeds) if embeds else None)
+
+    def _second_read(
+        self, x: npt.NDArray[np.float32], outs: list[npt.NDArray[np.float32]], margin: float
+    ) -> list[npt.NDArray[np.float32]]:
+        """``outs`` (the first read of the input batch ``x``) with the rows whose best logit leads the second by
+        less than ``margin`` replaced by the mean of that read and the mirrored crop's."""
+        top2 = np.sort(outs[0], axis=1)[:, -2:] if outs[0].shape[1] > 1 else np.zeros((len(x), 2), np.float32)
+        unsure = np.flatnonzero(top2[:, 1] - top2[:, 0] < margin)
+        if not len(unsure):
+            return outs
+        seconds = self._session.run(self._outputs, {"input": np.ascontiguousarray(x[unsure][..., ::-1])})
+        for arr, second in zip(outs, seconds, strict=False):
+            arr[unsure] = (arr[unsure] + np.asarray(second, np.float32)) / np.float32(2)
+        return outs
 
     def logits(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
         """Logits N x C before the temperature (from the venue's adapted head, after its input transform, when
