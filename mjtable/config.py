@@ -53,7 +53,7 @@ class SerialConfig:
 #: The camera's confidence threshold by default: the committed classifier's model card
 #: (vision/models/tile_classifier.json, ``calibration.min_confidence``: chosen on real photographs so that at most
 #: 0.2 % of reads are confident and wrong, docs/vision.md); a test keeps the two equal.
-DEFAULT_MIN_CONFIDENCE = 0.9658
+DEFAULT_MIN_CONFIDENCE = 0.9654
 #: The threshold for the simulated camera (``source = "sim"``), which films rendered tile art, not photographs:
 #: the model card's ``calibration.simulated_camera.min_confidence``, chosen by the same rule on the synthetic
 #: held-out reads (``vision.modelcard``); a test keeps the two equal.  A configured ``min_confidence`` wins.

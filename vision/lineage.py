@@ -17,7 +17,10 @@ Reproduction: on the machine that trained it, the last stage rerun by this comma
 byte-identical model, head and card (but for the training time), with 2 torch threads; another CPU or torch
 build may not.  Runs I and J were trained before the label fixes (``vision/real_label_fixes.csv``) that every
 stage now applies, so a rerun of the whole chain gives a model of the same recipe whose card is measured again
-by the same code; docs/vision.md records the committed one's figures.
+by the same code; docs/vision.md records the committed one's figures.  M was trained with ``--test-time mirror``;
+its card has read a crop's mirror only when the first read is unsure since 2026-11-29 (``--test-time
+mirror_when_unsure``).  The reading decides how the card measures the model, not the weights (training and int8
+calibration never read a crop that way), so the stage lists the reading the committed card was measured with.
 Main thread only: each stage is a ``python -m vision.train`` child process.
 """
 
@@ -64,7 +67,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("K", ("--steps", "10000", "--lr", "5e-4", "--real-share", "0.4", "--distill", "1.0", *_WIDE), "J", True),
     Stage("L", ("--steps", "7000", "--lr", "3e-4", "--real-share", "0.35", "--distill", "2.0", *_WIDE), "K", True),
     Stage("M", ("--steps", "5000", "--lr", "2e-4", "--real-share", "0.35", "--distill", "3.0", *_WIDE,
-               "--test-time", "mirror"), "L", True),
+               "--test-time", "mirror_when_unsure", "--second-read-margin", "5"), "L", True),
 )
 
 

@@ -35,7 +35,8 @@ def test_the_committed_card_is_the_last_stages_recipe() -> None:
     assert (recipe["steps"], recipe["lr"], recipe["widths"]) == (args.steps, args.lr, widths)
     assert (recipe["real_share"], recipe["neg_share"]) == (args.real_share, args.neg_share)
     assert recipe["teacher"]["weight"] == args.distill and recipe["init"]["file"] == train.FLOAT_FILE
-    assert meta["input"]["test_time"] == args.test_time == "mirror"  # how the card's figures were read
+    assert meta["input"]["test_time"] == args.test_time == "mirror_when_unsure"  # how the card's figures were read
+    assert meta["input"]["second_read_margin"] == args.second_read_margin
 
 
 def test_a_dry_run_prints_every_command_and_trains_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
