@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from vision import realdata
 from vision.classifier import OnnxTileClassifier, TileClassifier
 from vision.synth.augment import augment
 from vision.synth.render import CLASSES, HELD_OUT_STYLES, available_styles, render_tile_face
@@ -138,7 +139,15 @@ def real_validation(clf: OnnxTileClassifier, directory: Path) -> dict[str, Any]:
     figures = report(real, clf.temperature, threshold)
     figures.pop("per_face")
     figures["bounded"] = bounded(real, clf.temperature)
+    boxes = realdata.read_labels(directory)
+    crops, _ = realdata.val_crops(directory, realdata.split_sources(boxes, seed)[1], boxes)
+    figures["second_reads_per_crop"] = _share(clf.second_read_share(crops))
     return figures
+
+
+def _share(value: float | None) -> float | None:
+    """``value`` rounded to 4 places (None, a card that reads every crop alike, stays None)."""
+    return None if value is None else round(value, 4)
 
 
 def frame_1080p_one_thread(model: Path | None, frames: int) -> dict[str, float] | None:
@@ -277,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         "ms_per_tile_batch64": round(ms_batched, 4),
         "ms_single_crop": round(ms_single, 4),
         "threads": args.threads,
+        "second_reads_per_crop": _share(clf.second_read_share(all_crops)),
     }
     if anchor is not None:
         out["anchor"] = {

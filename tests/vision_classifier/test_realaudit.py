@@ -163,3 +163,5 @@ def test_the_benchmark_gives_the_bounded_threshold_beside_the_cards(tmp_path: Pa
     b = figures["bounded"]
     assert b["level"] == realeval.BOUND_LEVEL and b["reads"] == figures["crops"]
     assert b["threshold"] == 1.0 or b["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
+    # the committed card reads a crop's mirror only when unsure: the benchmark says how often it does on these crops
+    assert 0.0 <= figures["second_reads_per_crop"] <= 1.0

@@ -110,6 +110,14 @@ def network_reads_per_crop(model_path: Path) -> int:
     return NETWORK_READS[card_reading(model_path)]
 
 
+def _leads(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Per row, how far the best logit leads the second (infinite with one class)."""
+    if logits.shape[1] < 2:
+        return np.full(len(logits), np.inf, np.float32)
+    top2 = np.sort(logits, axis=1)[:, -2:]
+    return np.asarray(top2[:, 1] - top2[:, 0], np.float32)
+
+
 def _softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -233,14 +241,27 @@ class OnnxTileClassifier:
     ) -> list[npt.NDArray[np.float32]]:
         """``outs`` (the first read of the input batch ``x``) with the rows whose best logit leads the second by
         less than ``margin`` replaced by the mean of that read and the mirrored crop's."""
-        top2 = np.sort(outs[0], axis=1)[:, -2:] if outs[0].shape[1] > 1 else np.zeros((len(x), 2), np.float32)
-        unsure = np.flatnonzero(top2[:, 1] - top2[:, 0] < margin)
+        unsure = np.flatnonzero(_leads(outs[0]) < margin)
         if not len(unsure):
             return outs
         seconds = self._session.run(self._outputs, {"input": np.ascontiguousarray(x[unsure][..., ::-1])})
         for arr, second in zip(outs, seconds, strict=False):
             arr[unsure] = (arr[unsure] + np.asarray(second, np.float32)) / np.float32(2)
         return outs
+
+    def second_read_share(self, crops: Sequence[object]) -> float | None:
+        """The share of ``crops`` that a ``mirror_when_unsure`` card reads twice (their first read's best logit
+        leads by less than ``second_read_margin``); None for a card that reads otherwise, 0.0 for no crops."""
+        if self.second_read_margin is None:
+            return None
+        if not crops:
+            return 0.0
+        unsure = 0
+        for start in range(0, len(crops), CHUNK):
+            x = to_input(crops[start : start + CHUNK], self.size, self.mean, self.std)
+            first = np.asarray(self._session.run(["logits"], {"input": x})[0], np.float32)
+            unsure += int((_leads(first) < self.second_read_margin).sum())
+        return unsure / len(crops)
 
     def logits(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
         """Logits N x C before the temperature (from the venue's adapted head, after its input transform, when
