@@ -8,7 +8,9 @@ Measures, in one run, against the issue's targets:
   tiles of the same set touching each crop as in a pond row (``accuracy_held_out_pond``), and the styles held
   out of training (``cn-ming``, ``cn-mono``: unseen "venue sets");
 * per-tile classification time, batched (batches of 64 crops, median of ``--repeats``; target <= 1 ms/tile with
-  2 onnxruntime threads), plus single-crop latency;
+  2 onnxruntime threads), plus single-crop latency, and for a card that reads a crop's mirror only when unsure
+  the share of crops read twice (``second_reads_per_crop``; also under ``real_validation``: a tile's cost
+  depends on how many of the crops a camera sees are unsure);
 * anchor, on the same crops in the same run: the table pipeline's nearest-template classifier built from the CC0 artwork
   (``vision.pipeline.template_classifier``), the simple baseline the CNN must beat;
 * frame-to-events latency of the table pipeline (target <= 50 ms median) from
