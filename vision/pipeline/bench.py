@@ -237,7 +237,8 @@ def table_reads(
     simulated camera's own CC0 artwork), filmed from ``seeds`` camera poses and read by the pipeline as in play
     (crop from the tops' plane, one read per crop as the service reads): the share read right and the reads under
     0.6 per style, and at the model card's ``min_confidence`` (the service's threshold, ``threshold``) the reads
-    under it (``under_threshold``: to the referee) and those over it but wrong (``confident_wrong``).  This is
+    under it (``under_threshold``: to the referee) and those over it but wrong (``confident_wrong``), and for a
+    card that reads a crop's mirror only when unsure the crops it read twice (``second_reads``).  This is
     the classifier judged on the table's crops (about 19 x 26 px a tile at 1280 x 720),
     not on its own training crops.  ``model``: an ONNX file other than the committed one; ``frame_size``: the
     camera's (px)."""
@@ -248,11 +249,12 @@ def table_reads(
     threshold = clf.card_min_confidence()
     out: dict[str, Any] = {}
     for style in styles:
-        total = {"reads": 0, "right": 0, "under_0.6": 0, "under_threshold": 0, "confident_wrong": 0}
+        total = {"reads": 0, "right": 0, "under_0.6": 0, "under_threshold": 0, "confident_wrong": 0, "second_reads": 0}
         for seed in seeds:
             art: TileArt = Cc0TileArt() if style == "cc0-art" else SynthTileArt(style=style, seed=seed)
             crops, truth = _table_crops(art, seed, clf, frame_size)
             total["reads"] += len(crops)
+            total["second_reads"] += round((clf.second_read_share(crops) or 0.0) * len(crops))
             for key, n in _read_counts(TablePipeline(clf), crops, truth, threshold).items():
                 total[key] += n
         out[style] = {
@@ -262,6 +264,7 @@ def table_reads(
             "threshold": threshold,
             "under_threshold": total["under_threshold"],
             "confident_wrong": total["confident_wrong"],
+            "second_reads": total["second_reads"] if clf.second_read_margin is not None else None,
         }
     return out
 
