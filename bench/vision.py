@@ -143,13 +143,14 @@ def real_validation(clf: OnnxTileClassifier, directory: Path) -> dict[str, Any]:
     figures["bounded"] = bounded(real, clf.temperature)
     boxes = realdata.read_labels(directory)
     crops, _ = realdata.val_crops(directory, realdata.split_sources(boxes, seed)[1], boxes)
-    figures["second_reads_per_crop"] = _share(clf.second_read_share(crops))
+    figures["second_reads_per_crop"] = _share(clf.second_reads(crops), len(crops))
     return figures
 
 
-def _share(value: float | None) -> float | None:
-    """``value`` rounded to 4 places (None, a card that reads every crop alike, stays None)."""
-    return None if value is None else round(value, 4)
+def _share(count: int | None, of: int) -> float | None:
+    """``count`` of ``of`` crops as a share rounded to 4 places (None, a card that reads every crop alike, stays
+    None)."""
+    return None if count is None else round(count / max(1, of), 4)
 
 
 def frame_1080p_one_thread(model: Path | None, frames: int) -> dict[str, float] | None:
@@ -288,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         "ms_per_tile_batch64": round(ms_batched, 4),
         "ms_single_crop": round(ms_single, 4),
         "threads": args.threads,
-        "second_reads_per_crop": _share(clf.second_read_share(all_crops)),
+        "second_reads_per_crop": _share(clf.second_reads(all_crops), len(all_crops)),
     }
     if anchor is not None:
         out["anchor"] = {

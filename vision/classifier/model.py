@@ -249,19 +249,17 @@ class OnnxTileClassifier:
             arr[unsure] = (arr[unsure] + np.asarray(second, np.float32)) / np.float32(2)
         return outs
 
-    def second_read_share(self, crops: Sequence[object]) -> float | None:
-        """The share of ``crops`` that a ``mirror_when_unsure`` card reads twice (their first read's best logit
-        leads by less than ``second_read_margin``); None for a card that reads otherwise, 0.0 for no crops."""
+    def second_reads(self, crops: Sequence[object]) -> int | None:
+        """How many of ``crops`` a ``mirror_when_unsure`` card reads twice (their first read's best logit leads by
+        less than ``second_read_margin``); None for a card that reads otherwise."""
         if self.second_read_margin is None:
             return None
-        if not crops:
-            return 0.0
         unsure = 0
         for start in range(0, len(crops), CHUNK):
             x = to_input(crops[start : start + CHUNK], self.size, self.mean, self.std)
             first = np.asarray(self._session.run(["logits"], {"input": x})[0], np.float32)
             unsure += int((_leads(first) < self.second_read_margin).sum())
-        return unsure / len(crops)
+        return unsure
 
     def logits(self, crops: Sequence[object]) -> npt.NDArray[np.float32]:
         """Logits N x C before the temperature (from the venue's adapted head, after its input transform, when

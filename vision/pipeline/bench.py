@@ -254,7 +254,7 @@ def table_reads(
             art: TileArt = Cc0TileArt() if style == "cc0-art" else SynthTileArt(style=style, seed=seed)
             crops, truth = _table_crops(art, seed, clf, frame_size)
             total["reads"] += len(crops)
-            total["second_reads"] += round((clf.second_read_share(crops) or 0.0) * len(crops))
+            total["second_reads"] += clf.second_reads(crops) or 0
             for key, n in _read_counts(TablePipeline(clf), crops, truth, threshold).items():
                 total[key] += n
         out[style] = {
