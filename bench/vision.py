@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from vision import realdata
 from vision.classifier import OnnxTileClassifier, TileClassifier
+from vision.realeval import ValidationCrops
 from vision.synth.augment import augment
 from vision.synth.render import CLASSES, HELD_OUT_STYLES, available_styles, render_tile_face
 
@@ -129,21 +129,27 @@ def _pipeline(model: Path | None) -> dict[str, Any] | None:
     return dict(bench_pipeline(model=model))
 
 
-def real_validation(clf: OnnxTileClassifier, directory: Path) -> dict[str, Any]:
+def real_validation(
+    clf: OnnxTileClassifier, directory: Path, read: dict[int, ValidationCrops] | None = None
+) -> dict[str, Any]:
     """``vision.realeval.report`` on the real photos' validation split (the model card's seed) at the model's
     temperature and its card's ``min_confidence`` (else OLD_DEFAULT_MIN_CONFIDENCE), and under ``bounded`` the
-    threshold whose 95 % upper bound of confident-and-wrong reads stays within 0.2 % (``vision.realeval.bounded``)."""
-    from vision.realeval import bounded, measure, report
+    threshold whose 95 % upper bound of confident-and-wrong reads stays within 0.2 % (``vision.realeval.bounded``).
+    ``read``: the crops already read from disk, per split seed; a split read here is added to it, so the model
+    and its anchor read the photos once."""
+    from vision.realeval import bounded, read_crops, report, validation_crops
 
     seed = int(clf.meta.get("seed", 0))
     threshold = clf.card_min_confidence(OLD_DEFAULT_MIN_CONFIDENCE)
-    real = measure(clf, directory, seed)
+    read = {} if read is None else read
+    if seed not in read:
+        read[seed] = validation_crops(directory, seed)
+    crops = read[seed]
+    real = read_crops(clf, crops)
     figures = report(real, clf.temperature, threshold)
     figures.pop("per_face")
     figures["bounded"] = bounded(real, clf.temperature)
-    boxes = realdata.read_labels(directory)
-    crops, _ = realdata.val_crops(directory, realdata.split_sources(boxes, seed)[1], boxes)
-    figures["second_reads_per_crop"] = _share(clf.second_reads(crops), len(crops))
+    figures["second_reads_per_crop"] = _share(clf.second_reads(crops.crops), len(crops.crops))
     return figures
 
 
@@ -181,8 +187,11 @@ def _kernel_check(model: Path | None) -> dict[str, Any]:
     return {**asdict(got), "agrees": got.agrees}
 
 
-def anchor_model(path: Path, args: argparse.Namespace, crops: list[Any], codes: list[str]) -> dict[str, Any]:
-    """The anchor model's figures on the same inputs as the model under test."""
+def anchor_model(
+    path: Path, args: argparse.Namespace, crops: list[Any], codes: list[str], read: dict[int, ValidationCrops]
+) -> dict[str, Any]:
+    """The anchor model's figures on the same inputs as the model under test (``read``: the real validation
+    crops already read, see ``real_validation``)."""
     old = OnnxTileClassifier.load(path, threads=args.threads)
     out: dict[str, Any] = {
         "model_file": str(path),
@@ -193,7 +202,7 @@ def anchor_model(path: Path, args: argparse.Namespace, crops: list[Any], codes: 
     if args.real is not None:
         from vision.realeval import enrollment
 
-        out["real_validation"] = real_validation(old, args.real)
+        out["real_validation"] = real_validation(old, args.real, read)
         out["real_enrollment"] = enrollment(old, args.real, int(old.meta.get("seed", 0)))
     if not args.no_pipeline:
         out["pipeline_1080p_one_thread"] = frame_1080p_one_thread(path, args.frames_1080p)
@@ -249,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         args.real = None
 
     clf = OnnxTileClassifier.load(args.model, threads=args.threads)
+    validation: dict[int, ValidationCrops] = {}  # the real validation crops, read once for both models
     per_style: dict[str, float] = {}
     anchor_per_style: dict[str, float] = {}
     all_crops: list[Any] = []
@@ -307,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.real is not None:
         from vision.realeval import enrollment
 
-        real = real_validation(clf, args.real)
+        real = real_validation(clf, args.real, validation)
         out["real_validation"] = real
         out["real_enrollment"] = enrollment(clf, args.real, int(clf.meta.get("seed", 0)))
         passed["real_top1>=0.98"] = real["top1"] >= 0.98
@@ -320,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = None if one is None else one["cpu_ms_median"] <= TARGET_1080P_ONE_THREAD_MS
         passed["frame_1080p_one_thread_cpu<=100ms"] = ok
     if args.anchor_model is not None:
-        out["anchor_model"] = anchor_model(args.anchor_model, args, all_crops, all_codes)
+        out["anchor_model"] = anchor_model(args.anchor_model, args, all_crops, all_codes, validation)
     pipe = None if args.no_pipeline else _pipeline(args.model)
     if pipe is not None:
         out.update(pipe)  # the table pipeline's ``pipeline_*`` keys

@@ -46,15 +46,34 @@ def _raw_logits(clf: OnnxTileClassifier, crops: list[npt.NDArray[np.uint8]]) -> 
     return clf.logits(crops) if crops else np.zeros((0, len(clf.classes)), np.float32)
 
 
-def measure(clf: OnnxTileClassifier, directory: Path, seed: int = 0, sources: set[str] | None = None) -> RealSet:
-    """Run ``clf`` over the validation crops of the real photos (``sources``; default the validation split of
-    ``seed``) and as many negative crops (three per photo)."""
+@dataclass(frozen=True)
+class ValidationCrops:
+    """The validation crops of the real photos (as the pipeline cuts them), their codes, and the negative crops
+    (three per photo), read once from disk (``validation_crops``) for as many models or passes as need them."""
+
+    crops: list[npt.NDArray[np.uint8]]
+    codes: list[str]
+    negatives: list[npt.NDArray[np.uint8]]
+
+
+def validation_crops(directory: Path, seed: int = 0, sources: set[str] | None = None) -> ValidationCrops:
+    """The crops of the source photos ``sources`` (default: the validation split of ``seed``)."""
     boxes = realdata.read_labels(directory)
     if sources is None:
         _, sources = realdata.split_sources(boxes, seed)
     crops, codes = realdata.val_crops(directory, sources, boxes)
-    negs = realdata.val_negatives(directory, sources, boxes, seed=seed)
-    return RealSet(_raw_logits(clf, crops), codes, _raw_logits(clf, negs), clf.classes)
+    return ValidationCrops(crops, codes, realdata.val_negatives(directory, sources, boxes, seed=seed))
+
+
+def read_crops(clf: OnnxTileClassifier, crops: ValidationCrops) -> RealSet:
+    """Run ``clf`` over ``crops`` and their negatives."""
+    return RealSet(_raw_logits(clf, crops.crops), crops.codes, _raw_logits(clf, crops.negatives), clf.classes)
+
+
+def measure(clf: OnnxTileClassifier, directory: Path, seed: int = 0, sources: set[str] | None = None) -> RealSet:
+    """Run ``clf`` over the validation crops of the real photos (``sources``; default the validation split of
+    ``seed``) and as many negative crops (three per photo)."""
+    return read_crops(clf, validation_crops(directory, seed, sources))
 
 
 def softmax(logits: F32, temperature: float = 1.0) -> F32:

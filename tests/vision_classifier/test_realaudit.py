@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import pytest
@@ -165,3 +166,27 @@ def test_the_benchmark_gives_the_bounded_threshold_beside_the_cards(tmp_path: Pa
     assert b["threshold"] == 1.0 or b["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
     # the committed card reads a crop's mirror only when unsure: the benchmark says how often it does on these crops
     assert 0.0 <= figures["second_reads_per_crop"] <= 1.0
+
+
+def test_the_benchmark_reads_the_validation_photos_once_for_the_model_and_its_anchor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model under test and its anchor are read on the same crops, cut from the photos once."""
+    from bench import vision as bench_vision
+    from vision.classifier import OnnxTileClassifier
+
+    real = _fake_set(tmp_path / "real")
+    cuts: list[int] = []
+    cut = realdata.val_crops
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        cuts.append(1)
+        return cut(*args, **kwargs)
+
+    monkeypatch.setattr(realdata, "val_crops", counted)
+    read: dict[int, realeval.ValidationCrops] = {}
+    clf = OnnxTileClassifier.load(threads=1)
+    first = bench_vision.real_validation(clf, real, read)
+    second = bench_vision.real_validation(clf, real, read)
+    assert len(cuts) == 1 and list(read) == [int(clf.meta.get("seed", 0))]
+    assert first == second and first["crops"] == len(read[int(clf.meta.get("seed", 0))].crops)
