@@ -39,6 +39,13 @@ CROP_MARGIN = 0.05
 #: Training regions: the box grown by this fraction per side, resized to REGION x REGION (``regions``).
 REGION_PAD = 0.25
 REGION = 80
+#: Loose training regions (``loose_region``): a square round the box's centre, its side the box's longer side
+#: grown by this fraction per side, resized to LOOSE_REGION x LOOSE_REGION (aspect kept): room for a crop of the
+#: tile turned by up to 45 degrees with its neighbours (``augment_loose``).
+LOOSE_PAD = 0.8
+LOOSE_REGION = 128
+#: Largest turn (degrees) of a loose crop (``augment_loose``): the publisher turned photos by up to this much.
+LOOSE_MAX_TURN = 45.0
 #: Corrections of published boxes (``read_label_fixes``): ``file,x,y,tile,fix,reason``, ``fix`` a tile code or
 #: ``drop`` (no tile face in the box).
 LABEL_FIXES = Path(__file__).resolve().parent / "real_label_fixes.csv"
@@ -242,6 +249,15 @@ def region(photo: Image, box: Box, pad: float = REGION_PAD, size: int = REGION) 
     return np.asarray(out, np.uint8)
 
 
+def loose_region(photo: Image, box: Box, pad: float = LOOSE_PAD, size: int = LOOSE_REGION) -> Image:
+    """A square round the box's centre, its side the box's longer side grown by ``pad`` per side, resampled to
+    ``size`` x ``size`` (aspect kept; outside the photo the border is replicated): the stored form of a loose
+    training sample (``augment_loose``, which also needs the box's shape, ``box.w`` and ``box.h``)."""
+    side = max(box.w, box.h)
+    square = Box(box.file, box.code, box.x + (box.w - side) / 2, box.y + (box.h - side) / 2, side, side)
+    return region(photo, square, pad, size)
+
+
 def _overlap(a: Box, b: Box) -> float:
     """Area of a's intersection with b."""
     ix = max(0.0, min(a.x + a.w, b.x + b.w) - max(a.x, b.x))
@@ -310,6 +326,35 @@ def augment_region(reg: Image, rng: np.random.Generator, size: int = 48) -> Imag
     # destination pixel (u, v) -> source: centre + R @ ((u, v) / size - 0.5) * 2 * half
     sx, sy = 2 * half / size
     a = np.array([[c * sx, -s * sy], [s * sx, c * sy]])
+    t = centre - a @ np.array([size / 2, size / 2])
+    m = np.hstack([a, t[:, None]])
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    out = cv2.warpAffine(reg.astype(np.float32), m, (size, size), flags=flags, borderMode=cv2.BORDER_REFLECT)
+    framed = np.asarray(out, np.float32)
+    if rng.random() < 0.5:
+        framed = np.ascontiguousarray(framed[:, ::-1])
+    return film(framed, rng, size, low_res_p=REAL_LOW_RES_P, blur_p=REAL_BLUR_P)
+
+
+def augment_loose(
+    reg: Image, shape: tuple[float, float], rng: np.random.Generator, size: int = 48, pad: float = LOOSE_PAD
+) -> Image:
+    """A training crop as a photo turned after it was labelled gives it: the photo round the tile turned by up to
+    LOOSE_MAX_TURN degrees, and the axis-aligned hull of the turned box (with the pipeline's margin, a little
+    looser or tighter, shifted) cut from it, so the crop holds the tile turned, with parts of its neighbours in
+    its corners.  ``reg``: a ``loose_region`` (``pad`` its pad); ``shape``: the box's width and height over its
+    longer side.  Then mirrored with odds 1/2 and filmed as ``augment_region`` does."""
+    from vision.synth.augment import film
+
+    side = reg.shape[0] / (1 + 2 * pad)
+    w, h = shape[0] * side, shape[1] * side
+    ang = np.deg2rad(rng.uniform(-LOOSE_MAX_TURN, LOOSE_MAX_TURN))
+    c, s = np.cos(ang), np.sin(ang)
+    hull = np.array([w * abs(c) + h * abs(s), w * abs(s) + h * abs(c)])
+    half = hull / 2 * (1 + 2 * (CROP_MARGIN + rng.uniform(-0.03, 0.1))) * rng.uniform(0.95, 1.05, 2)
+    centre = reg.shape[0] / 2 + rng.normal(0, 0.04, 2) * side
+    # destination pixel (u, v) -> source: centre + R @ diag(2 * half / size) @ ((u, v) - size / 2)
+    a = np.array([[c, -s], [s, c]]) @ np.diag(2 * half / size)
     t = centre - a @ np.array([size / 2, size / 2])
     m = np.hstack([a, t[:, None]])
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP

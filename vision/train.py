@@ -14,9 +14,11 @@ The defaults are the first recipe that paid for issue 15 (docs/vision.md, run E:
 synthetic held-out 98.6 %): 8000 steps, batch 96 = 48
 real crops + 12 not-a-tile + 36 synthetic, lr 2e-3, 48 x 48 input, float32, one torch thread and one batch-maker
 process, seed 0; the real photographs from ``../shared/data/real-tiles``, split by source photo with ``--seed``,
-see ``vision.realdata``.  After training, the model card gets the real validation figures, the temperature
-fitted on the real validation crops and the ``min_confidence`` chosen from it (``vision.realeval``), and
-enrollment measured on real crops.
+see ``vision.realdata``.  ``--loose-share`` cuts that share of the real faces as a photo turned after labelling
+gives them (``realdata.augment_loose``: the tile turned by up to 45 degrees in its box's axis-aligned hull, its
+neighbours in the corners; default 0, as every stage of the committed chain).  After training, the model card
+gets the real validation figures, the temperature fitted on the real validation crops and the ``min_confidence``
+chosen from it (``vision.realeval``), and enrollment measured on real crops.
 
 The data is generated on the fly: a pool of rendered faces (``vision.synth.render``, every installed training
 style, several random per-set variations of each class), each placed on the table and filmed twice per step
@@ -90,16 +92,25 @@ class RealPool:
     (``realdata.split_sources(boxes, seed)``); regions stored at ``realdata.REGION`` px, or more for an input
     ``size`` above 2/3 of it."""
 
-    def __init__(self, directory: Path, seed: int, size: int = INPUT_SIZE) -> None:
+    def __init__(self, directory: Path, seed: int, size: int = INPUT_SIZE, *, loose: bool = False) -> None:
         region_size = max(realdata.REGION, round(size * (1 + 2 * realdata.REGION_PAD)))
+        loose_size = max(realdata.LOOSE_REGION, round(size * (1 + 2 * realdata.LOOSE_PAD)))
         boxes = realdata.read_labels(directory)
         train, _ = realdata.split_sources(boxes, seed)
         self.faces: list[list[npt.NDArray[np.uint8]]] = [[] for _ in MODEL_CLASSES]
+        #: with ``loose``: per class, each box's ``realdata.loose_region`` and shape (width and height over the
+        #: longer side), in the order of ``faces``; empty otherwise
+        self.loose: list[list[tuple[npt.NDArray[np.uint8], tuple[float, float]]]] = [[] for _ in MODEL_CLASSES]
         self.negatives: list[npt.NDArray[np.uint8]] = []
         rng = np.random.default_rng([seed, 18])
         for _, photo, items in realdata.photos_of(directory, boxes, train):
             for b in items:
-                self.faces[MODEL_CLASSES.index(b.code)].append(realdata.region(photo, b, size=region_size))
+                y = MODEL_CLASSES.index(b.code)
+                self.faces[y].append(realdata.region(photo, b, size=region_size))
+                if loose:
+                    longer = max(b.w, b.h)
+                    shape = (b.w / longer, b.h / longer)
+                    self.loose[y].append((realdata.loose_region(photo, b, size=loose_size), shape))
             for b in realdata.negative_boxes(items, rng, NEGATIVES_PER_PHOTO, size=photo.shape[0]):
                 self.negatives.append(realdata.region(photo, b, size=region_size))
         self.present = [i for i, f in enumerate(self.faces) if f]
@@ -136,6 +147,7 @@ def make_batch(
     real_share: float = 0.0,
     neg_share: float = 0.0,
     size: int = INPUT_SIZE,
+    loose_share: float = 0.0,
 ) -> Batch:
     """``n`` augmented ``size`` x ``size`` samples: ``round(n * real_share)`` real photographed faces (``real``:
     class drawn uniformly among the faces it has, then a region of it, ``realdata.augment_region``), ``round(n *
@@ -143,7 +155,9 @@ def make_batch(
     ``vision.synth.negatives`` of a uniformly drawn kind) and the rest synthetic: uniformly drawn classes, two
     faces of the same style (pool entries come in runs of ``variants`` per style) offered as pond neighbours;
     ``views`` > 1 (repeated augmentation): placements on the table, each filmed ``views`` times
-    (``augment_views``)."""
+    (``augment_views``).  ``loose_share`` > 0 (``real`` built with ``loose``): that share of the real faces is
+    cut as a turned photo's loose box instead (``realdata.augment_loose``); at 0 the batch is what it was before
+    the option existed."""
     xs: list[npt.NDArray[np.float32]] = []
     ys: list[npt.NDArray[np.int64]] = []
     n_real = round(n * real_share) if real is not None else 0
@@ -155,7 +169,12 @@ def make_batch(
             assert real is not None
             y = real.present[int(rng.integers(len(real.present)))]
             regions = real.faces[y]
-            crops.append(realdata.augment_region(regions[int(rng.integers(len(regions)))], rng, size))
+            i = int(rng.integers(len(regions)))
+            if loose_share > 0 and rng.random() < loose_share:
+                reg, shape = real.loose[y][i]
+                crops.append(realdata.augment_loose(reg, shape, rng, size))
+            else:
+                crops.append(realdata.augment_region(regions[i], rng, size))
             labels.append(y)
         for k in range(n_neg):
             if real is not None and real.negatives and k % 2 == 0:
@@ -206,6 +225,13 @@ class Mix:
     real_share: float = 0.0
     neg_share: float = 0.0
     size: int = INPUT_SIZE
+    loose_share: float = 0.0
+
+    def real_pool(self, seed: int) -> list[RealPool]:
+        """The real regions this mix draws from (none without ``real_dir``)."""
+        if self.real_dir is None:
+            return []
+        return [RealPool(self.real_dir, seed, self.size, loose=self.loose_share > 0)]
 
 
 #: the face pool and real regions of a batch-maker process (made there by ``_worker_init``)
@@ -218,7 +244,7 @@ def _worker_init(styles: tuple[str, ...], variants: int, seed: int, mix: Mix) ->
 
     cv2.setNumThreads(1)  # one core per batch-maker process
     _WORKER_POOL[:] = face_pool(styles, variants, seed, mix.size)
-    _WORKER_REAL[:] = [RealPool(mix.real_dir, seed, mix.size)] if mix.real_dir is not None else []
+    _WORKER_REAL[:] = mix.real_pool(seed)
 
 
 def _batch(
@@ -237,6 +263,7 @@ def _batch(
         real_share=mix.real_share,
         neg_share=mix.neg_share,
         size=mix.size,
+        loose_share=mix.loose_share,
     )
 
 
@@ -254,7 +281,7 @@ def _fresh(
     and cv2's thread pool does not survive a fork); 0: in this process, one batch ahead on a thread."""
     if workers <= 0:
         pool = face_pool(styles, variants, seed, mix.size)
-        real = [RealPool(mix.real_dir, seed, mix.size)] if mix.real_dir is not None else []
+        real = mix.real_pool(seed)
         with ThreadPoolExecutor(max_workers=1) as ex:
             ahead = ex.submit(_batch, pool, real, mix, (seed, 0, n, variants, views))
             for step in range(steps):
@@ -587,6 +614,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--real-share", type=float, default=0.5, help="share of each batch cut from real photos")
     p.add_argument("--neg-share", type=float, default=0.12, help="share of each batch that is not a tile")
     p.add_argument(
+        "--loose-share",
+        type=float,
+        default=0.0,
+        help="share of the real faces cut as a turned photo's loose box (realdata.augment_loose), 0 to 1",
+    )
+    p.add_argument(
         "--init",
         type=Path,
         default=None,
@@ -631,6 +664,8 @@ def main(argv: list[str] | None = None) -> int:
     widths = tuple(int(v) for v in args.widths.split(","))
     if len(widths) != 3:
         p.error("--widths takes three channel counts, e.g. 24,48,96")
+    if not 0.0 <= args.loose_share <= 1.0:
+        p.error("--loose-share is a share of the real faces, from 0 to 1")
 
     import torch
 
@@ -658,7 +693,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         echo=args.echo,
         views=args.views,
-        mix=Mix(real_dir, real_share, args.neg_share, args.size),
+        mix=Mix(real_dir, real_share, args.neg_share, args.size, args.loose_share if real_dir else 0.0),
     )
     teacher = None if args.teacher is None else Teacher(args.teacher, args.distill, args.size)
     if args.echo > 1 and teacher is not None:
@@ -751,6 +786,11 @@ def main(argv: list[str] | None = None) -> int:
                 "real_vs_synthetic": "1:1" if real_dir else "0:1",
             },
             "real_augment": "vision.realdata.augment_region (mirrored with odds 1/2)",
+            **(
+                {"real_loose": {"share": args.loose_share, "augment": "vision.realdata.augment_loose"}}
+                if real_dir and args.loose_share > 0
+                else {}
+            ),
             "torch": torch.__version__,
             "export": "torch.onnx.export dynamo=False opset 17",
             "quantize": "vision.quantize (int8)" if args.quantize else None,

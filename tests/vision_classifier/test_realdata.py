@@ -255,3 +255,69 @@ def test_a_bounded_threshold_keeps_the_upper_bound_of_confident_wrong_reads_unde
     assert realeval.upper_bound(1, len(conf)) <= realeval.MAX_CONFIDENT_WRONG
     none = np.zeros(0, np.float32)
     assert realeval.choose_threshold(none, none.astype(bool), level=0.95) == 1.0  # no reads: nothing to promise on
+
+
+def _row_of_tiles() -> tuple[np.ndarray, realdata.Box]:
+    """Dark felt with a white tile (80 x 110 px) between two red ones, touching: the box is the white one."""
+    photo = np.full((640, 640, 3), (30, 60, 20), np.uint8)
+    for k, colour in enumerate([(0, 0, 220), (250, 250, 250), (0, 0, 220)]):
+        cv2.rectangle(photo, (200 + 80 * k, 260), (279 + 80 * k, 369), colour, -1)
+    return photo, realdata.Box("9000-0.jpg", "1m", 280.0, 260.0, 80.0, 110.0)
+
+
+def test_a_loose_crop_holds_the_tile_turned_at_its_centre_with_its_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``augment_loose`` cuts what a photo turned after labelling gives: the tile at the crop's centre, turned,
+    and its neighbours in the crop's corners.  The filming step is left out here to see the framing alone."""
+    from vision.synth import augment
+
+    monkeypatch.setattr(augment, "film", lambda img, rng, size, **_: np.clip(np.rint(img), 0, 255).astype(np.uint8))
+    photo, box = _row_of_tiles()
+    reg = realdata.loose_region(photo, box)
+    assert reg.shape == (realdata.LOOSE_REGION, realdata.LOOSE_REGION, 3)
+    rng = np.random.default_rng(7)
+    white, red = [], []
+    for _ in range(200):
+        out = realdata.augment_loose(reg, (80 / 110, 1.0), rng, 48)
+        assert out.shape == (48, 48, 3) and out.dtype == np.uint8
+        assert (out[22:26, 22:26] > 200).all()  # the tile itself, at the centre
+        white.append(float((out.min(axis=2) > 200).mean()))
+        red.append(float(((out[..., 2] > 150) & (out[..., 1] < 80)).mean()))
+    tight = realdata.augment_region(realdata.region(photo, box), np.random.default_rng(7), 48)
+    assert tight.shape == (48, 48, 3)
+    # turned by up to 45 degrees, the tile fills less of its hull than of its own box, and neighbours come in
+    assert min(white) < 0.6 < max(white) and np.median(red) > 0.05 and max(red) < 0.5
+
+
+def test_loose_crops_are_drawn_only_when_asked_and_keep_the_labels(tmp_path: Path) -> None:
+    from vision import train
+    from vision.synth.render import available_styles
+
+    root = _fake_set(tmp_path)
+    plain = train.RealPool(root, seed=0)
+    loose = train.RealPool(root, seed=0, loose=True)
+    assert not any(plain.loose)
+    assert [len(f) for f in loose.loose] == [len(f) for f in loose.faces]
+    assert all(r.shape == (realdata.LOOSE_REGION, realdata.LOOSE_REGION, 3) for f in loose.loose for r, _ in f)
+    assert {shape for f in loose.loose for _, shape in f} == {(80 / 110, 1.0)}
+    pool = train.face_pool(available_styles()[:1], 1, 0)
+
+    def batch(real: train.RealPool, share: float) -> tuple[np.ndarray, np.ndarray]:
+        return train.make_batch(
+            pool, 20, np.random.default_rng([0, 1]), 1, 2, real=real, real_share=0.5, neg_share=0.2, loose_share=share
+        )
+
+    x0, y0 = batch(plain, 0.0)
+    x1, y1 = batch(loose, 0.0)
+    assert np.array_equal(x0, x1) and np.array_equal(y0, y1)  # a share of 0 draws what was drawn before
+    x2, y2 = batch(loose, 1.0)
+    assert y2[0] == y0[0] and set(y2[:10].tolist()) <= set(loose.present)  # the loose draw comes after the face's
+    assert not np.array_equal(x0[0], x2[0])
+
+
+@pytest.mark.parametrize("share", ["-0.1", "1.5"])
+def test_a_loose_share_outside_0_to_1_is_refused(share: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision import train
+
+    with pytest.raises(SystemExit):
+        train.main(["--loose-share", share])
+    assert "--loose-share" in capsys.readouterr().err

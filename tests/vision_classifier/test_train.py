@@ -21,8 +21,9 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     real = _fake_set(tmp_path / "real")
     out = tmp_path / "model"
     argv = ["--out", str(out), "--steps", "3", "--batch", "8", "--variants", "1", "--eval-per-class", "1"]
-    assert train.main([*argv, "--real", str(real), "--size", "40"]) == 0
+    assert train.main([*argv, "--real", str(real), "--size", "40", "--loose-share", "0.5"]) == 0
     meta = json.loads((out / "tile_classifier.json").read_text())
+    assert meta["recipe"]["real_loose"] == {"share": 0.5, "augment": "vision.realdata.augment_loose"}
     assert meta["classes"] == [*CLASSES, "not_a_tile"] and meta["recipe"]["steps"] == 3
     assert meta["input"]["size"] == [40, 40]  # the classifier resizes crops to the card's size
     assert set(meta["held_out"]["accuracy_per_style"]) and "cn-ming" in meta["unseen_styles"]
@@ -49,7 +50,8 @@ def test_a_tiny_training_run_exports_a_model_the_classifier_loads(tmp_path: Path
     assert train.main([*argv, *tune, "--out", str(again)]) == 0
     logits2, _ = OnnxTileClassifier.load(again / train.FLOAT_FILE).run([np.zeros((30, 40, 3), np.uint8)])
     assert np.allclose(logits2[0], float_logits[0], atol=1e-3)
-    assert json.loads((again / "tile_classifier.json").read_text())["recipe"]["init"]["weights"] == "float"
+    again_recipe = json.loads((again / "tile_classifier.json").read_text())["recipe"]
+    assert again_recipe["init"]["weights"] == "float" and "real_loose" not in again_recipe
     with pytest.raises(ValueError, match="convolutions"):  # an ONNX file that is not this network
         train.init_from_onnx(train.build_model(), _truncated(out / "tile_classifier.onnx", tmp_path / "cut.onnx"))
     # a teacher's answers on the synthetic samples (its input must be the training's)
