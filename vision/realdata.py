@@ -316,16 +316,29 @@ def augment_region(reg: Image, rng: np.random.Generator, size: int = 48) -> Imag
     pipeline's margin, looser or tighter, shifted, stretched, turned a few degrees), mirrored with odds 1/2
     (the data holds mirrored photos; a face mirrored is the same face), then turned, lit and filmed by
     ``vision.synth.augment.film`` (its low resolution and blur less often: ``REAL_LOW_RES_P``, ``REAL_BLUR_P``)."""
-    from vision.synth.augment import film
-
     side = reg.shape[0] / (1 + 2 * REGION_PAD)
     centre = reg.shape[0] / 2 + rng.normal(0, 0.04, 2) * side
     half = side * (0.5 + rng.uniform(-0.03, 0.15)) * rng.uniform(0.9, 1.1, 2)
-    ang = np.deg2rad(rng.uniform(-6, 6))
-    c, s = np.cos(ang), np.sin(ang)
-    # destination pixel (u, v) -> source: centre + R @ ((u, v) / size - 0.5) * 2 * half
-    sx, sy = 2 * half / size
-    a = np.array([[c * sx, -s * sy], [s * sx, c * sy]])
+    return _cut_and_film(reg, centre, half, np.deg2rad(rng.uniform(-6, 6)), rng=rng, size=size)
+
+
+def _cut_and_film(
+    reg: Image,
+    centre: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    turn: float,
+    *,
+    rng: np.random.Generator,
+    size: int,
+) -> Image:
+    """The ``size`` x ``size`` crop of ``reg`` centred on ``centre`` (px), ``half`` (px, x and y) from its centre
+    to its edges, turned by ``turn`` (radians), mirrored with odds 1/2, then filmed (``vision.synth.augment.film``,
+    the real odds of low resolution and blur)."""
+    from vision.synth.augment import film
+
+    c, s = np.cos(turn), np.sin(turn)
+    # destination pixel (u, v) -> source: centre + R @ diag(2 * half / size) @ ((u, v) - size / 2)
+    a = np.array([[c, -s], [s, c]]) @ np.diag(2 * half / size)
     t = centre - a @ np.array([size / 2, size / 2])
     m = np.hstack([a, t[:, None]])
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
@@ -344,22 +357,11 @@ def augment_loose(
     looser or tighter, shifted) cut from it, so the crop holds the tile turned, with parts of its neighbours in
     its corners.  ``reg``: a ``loose_region`` (``pad`` its pad); ``shape``: the box's width and height over its
     longer side.  Then mirrored with odds 1/2 and filmed as ``augment_region`` does."""
-    from vision.synth.augment import film
-
     side = reg.shape[0] / (1 + 2 * pad)
     w, h = shape[0] * side, shape[1] * side
-    ang = np.deg2rad(rng.uniform(-LOOSE_MAX_TURN, LOOSE_MAX_TURN))
-    c, s = np.cos(ang), np.sin(ang)
-    hull = np.array([w * abs(c) + h * abs(s), w * abs(s) + h * abs(c)])
+    turn = np.deg2rad(rng.uniform(-LOOSE_MAX_TURN, LOOSE_MAX_TURN))
+    c, s = abs(np.cos(turn)), abs(np.sin(turn))
+    hull = np.array([w * c + h * s, w * s + h * c])
     half = hull / 2 * (1 + 2 * (CROP_MARGIN + rng.uniform(-0.03, 0.1))) * rng.uniform(0.95, 1.05, 2)
     centre = reg.shape[0] / 2 + rng.normal(0, 0.04, 2) * side
-    # destination pixel (u, v) -> source: centre + R @ diag(2 * half / size) @ ((u, v) - size / 2)
-    a = np.array([[c, -s], [s, c]]) @ np.diag(2 * half / size)
-    t = centre - a @ np.array([size / 2, size / 2])
-    m = np.hstack([a, t[:, None]])
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    out = cv2.warpAffine(reg.astype(np.float32), m, (size, size), flags=flags, borderMode=cv2.BORDER_REFLECT)
-    framed = np.asarray(out, np.float32)
-    if rng.random() < 0.5:
-        framed = np.ascontiguousarray(framed[:, ::-1])
-    return film(framed, rng, size, low_res_p=REAL_LOW_RES_P, blur_p=REAL_BLUR_P)
+    return _cut_and_film(reg, centre, half, turn, rng=rng, size=size)
