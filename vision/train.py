@@ -162,6 +162,8 @@ def make_batch(
     ys: list[npt.NDArray[np.int64]] = []
     n_real = round(n * real_share) if real is not None else 0
     n_neg = round(n * neg_share)
+    if n_real and loose_share > 0 and real is not None and not any(real.loose):
+        raise ValueError("loose_share > 0 needs a RealPool built with loose=True (it holds no loose regions)")
     if n_real or n_neg:
         crops: list[npt.NDArray[np.uint8]] = []
         labels: list[int] = []

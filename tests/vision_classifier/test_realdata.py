@@ -309,6 +309,8 @@ def test_loose_crops_are_drawn_only_when_asked_and_keep_the_labels(tmp_path: Pat
     x0, y0 = batch(plain, 0.0)
     x1, y1 = batch(loose, 0.0)
     assert np.array_equal(x0, x1) and np.array_equal(y0, y1)  # a share of 0 draws what was drawn before
+    with pytest.raises(ValueError, match="loose"):  # a pool built without the loose regions cannot draw them
+        batch(plain, 0.5)
     x2, y2 = batch(loose, 1.0)
     assert y2[0] == y0[0] and set(y2[:10].tolist()) <= set(loose.present)  # the loose draw comes after the face's
     assert not np.array_equal(x0[0], x2[0])
