@@ -686,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.init is not None:
         freeze_batch_norms(model)
     real_share = args.real_share if real_dir else 0.0
+    loose_share = args.loose_share if real_dir else 0.0
     stream = batches(
         styles,
         steps=args.steps,
@@ -695,7 +696,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         echo=args.echo,
         views=args.views,
-        mix=Mix(real_dir, real_share, args.neg_share, args.size, args.loose_share if real_dir else 0.0),
+        mix=Mix(real_dir, real_share, args.neg_share, args.size, loose_share),
     )
     teacher = None if args.teacher is None else Teacher(args.teacher, args.distill, args.size)
     if args.echo > 1 and teacher is not None:
@@ -789,8 +790,8 @@ def main(argv: list[str] | None = None) -> int:
             },
             "real_augment": "vision.realdata.augment_region (mirrored with odds 1/2)",
             **(
-                {"real_loose": {"share": args.loose_share, "augment": "vision.realdata.augment_loose"}}
-                if real_dir and args.loose_share > 0
+                {"real_loose": {"share": loose_share, "augment": "vision.realdata.augment_loose"}}
+                if loose_share > 0
                 else {}
             ),
             "torch": torch.__version__,

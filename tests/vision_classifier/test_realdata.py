@@ -285,6 +285,7 @@ def test_a_loose_crop_holds_the_tile_turned_at_its_centre_with_its_neighbours(mo
     tight = realdata.augment_region(realdata.region(photo, box), np.random.default_rng(7), 48)
     assert tight.shape == (48, 48, 3)
     # turned by up to 45 degrees, the tile fills less of its hull than of its own box, and neighbours come in
+    assert np.median(white) < float((tight.min(axis=2) > 200).mean())
     assert min(white) < 0.6 < max(white) and np.median(red) > 0.05 and max(red) < 0.5
 
 
