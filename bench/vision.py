@@ -29,7 +29,9 @@ confident-and-wrong share and the share sent to the referee, and negatives (regi
 confident face (``real_validation``; targets top-1 >= 98 %, every face >= 95 %, confident-wrong <= 0.2 %, >= 90 %
 confident).  ``--anchor-model OLD.onnx`` (e.g. the previous model: ``git show 2320d7e:vision/models/...``) is
 measured in the same run on the same crops (``anchor_model``: real validation at its own threshold, or the
-service's old default 0.6 when its card has none; synthetic held-out; per-tile time; frame-to-events).  The
+service's old default 0.6 when its card has none; synthetic held-out; per-tile time; frame-to-events), and under
+``paired`` the crops of each set (synthetic held-out, real validation) that one model reads right and the other
+wrong, with the exact paired test's p (``vision.realeval.paired``): a switch is judged on the crops that differ.  The
 frame-to-events median at 1920 x 1080 on one thread (``pipeline_1080p_one_thread``: wall and CPU ms, target
 <= 100 ms CPU so that a Pi 4 keeps 3-5 frames/s; the wall time grows with the machine's load) is measured for
 both.  ``--photos DIR`` (``DIR/<code>/*.jpg``) adds the top-1
@@ -46,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vision.classifier import OnnxTileClassifier, TileClassifier
 from vision.realeval import ValidationCrops
@@ -76,10 +79,15 @@ def held_out_set(style: str, per_class: int, seed: int, *, pond: bool = False) -
     return crops, codes
 
 
+def right(clf: TileClassifier, crops: list[Any], codes: list[str]) -> npt.NDArray[np.bool_]:
+    """Per crop: does ``clf``'s top read name its code?"""
+    got = [p.code for p in clf.classify(crops)]
+    return np.array([g == c for g, c in zip(got, codes, strict=True)], bool)
+
+
 def accuracy(clf: TileClassifier, crops: list[Any], codes: list[str]) -> float:
     """Top-1 accuracy of ``clf`` on ``crops``."""
-    got = [p.code for p in clf.classify(crops)]
-    return float(np.mean([g == c for g, c in zip(got, codes, strict=True)]))
+    return float(right(clf, crops, codes).mean())
 
 
 def enrollment_gain(
@@ -137,6 +145,14 @@ def real_validation(
     threshold whose 95 % upper bound of confident-and-wrong reads stays within 0.2 % (``vision.realeval.bounded``).
     ``read``: the crops already read from disk, per split seed; a split read here is added to it, so the model
     and its anchor read the photos once."""
+    return real_validation_reads(clf, directory, read)[0]
+
+
+def real_validation_reads(
+    clf: OnnxTileClassifier, directory: Path, read: dict[int, ValidationCrops] | None = None
+) -> tuple[dict[str, Any], npt.NDArray[np.bool_]]:
+    """``real_validation``'s figures and, per validation crop, whether the top read names its code (for the
+    paired comparison with the anchor model)."""
     from vision.realeval import bounded, read_crops, report, validation_crops
 
     seed = int(clf.meta.get("seed", 0))
@@ -150,7 +166,8 @@ def real_validation(
     figures.pop("per_face")
     figures["bounded"] = bounded(real, clf.temperature)
     figures["second_reads_per_crop"] = _share(clf.second_reads(crops.crops), len(crops.crops))
-    return figures
+    top = [real.classes[i] for i in real.logits.argmax(1)] if len(real.codes) else []
+    return figures, np.array([t == c for t, c in zip(top, real.codes, strict=True)], bool)
 
 
 def _share(count: int | None, of: int) -> float | None:
@@ -188,22 +205,35 @@ def _kernel_check(model: Path | None) -> dict[str, Any]:
 
 
 def anchor_model(
-    path: Path, args: argparse.Namespace, crops: list[Any], codes: list[str], read: dict[int, ValidationCrops]
+    path: Path,
+    args: argparse.Namespace,
+    crops: list[Any],
+    codes: list[str],
+    read: dict[int, ValidationCrops],
+    *,
+    model_right: dict[str, npt.NDArray[np.bool_]],
 ) -> dict[str, Any]:
     """The anchor model's figures on the same inputs as the model under test (``read``: the real validation
-    crops already read, see ``real_validation``)."""
+    crops already read, see ``real_validation``), and under ``paired`` the crops each model reads right where the
+    other reads wrong (``vision.realeval.paired``) for every set in ``model_right`` (``synthetic_held_out``: the
+    model's flags on ``crops``; ``real``: on the real validation crops)."""
+    from vision.realeval import paired
+
     old = OnnxTileClassifier.load(path, threads=args.threads)
+    synthetic_right = right(old, crops, codes)
     out: dict[str, Any] = {
         "model_file": str(path),
         "kernel_check": _kernel_check(path),
-        "accuracy_held_out": round(accuracy(old, crops, codes), 4),
+        "accuracy_held_out": round(float(synthetic_right.mean()), 4),
         "ms_per_tile_batch64": round(per_tile_ms(old, crops, 64, args.repeats), 4),
     }
+    anchor_right = {"synthetic_held_out": synthetic_right}
     if args.real is not None:
         from vision.realeval import enrollment
 
-        out["real_validation"] = real_validation(old, args.real, read)
+        out["real_validation"], anchor_right["real"] = real_validation_reads(old, args.real, read)
         out["real_enrollment"] = enrollment(old, args.real, int(old.meta.get("seed", 0)))
+    out["paired"] = {k: paired(v, anchor_right[k]) for k, v in model_right.items() if k in anchor_right}
     if not args.no_pipeline:
         out["pipeline_1080p_one_thread"] = frame_1080p_one_thread(path, args.frames_1080p)
     return out
@@ -259,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
 
     clf = OnnxTileClassifier.load(args.model, threads=args.threads)
     validation: dict[int, ValidationCrops] = {}  # the real validation crops, read once for both models
+    model_right = {"synthetic_held_out": np.zeros(0, bool)}  # per crop, read right (paired with the anchor's)
     per_style: dict[str, float] = {}
     anchor_per_style: dict[str, float] = {}
     all_crops: list[Any] = []
@@ -275,7 +306,9 @@ def main(argv: list[str] | None = None) -> int:
         crops, codes = held_out_set(style, args.per_class, SEED)
         all_crops += crops
         all_codes += codes
-        per_style[style] = accuracy(clf, crops, codes)
+        style_right = right(clf, crops, codes)
+        model_right["synthetic_held_out"] = np.concatenate([model_right["synthetic_held_out"], style_right])
+        per_style[style] = float(style_right.mean())
         if anchor is not None:
             anchor_per_style[style] = accuracy(anchor, crops, codes)
     unseen = {s: round(accuracy(clf, *held_out_set(s, args.per_class, SEED)), 4) for s in HELD_OUT_STYLES}
@@ -317,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.real is not None:
         from vision.realeval import enrollment
 
-        real = real_validation(clf, args.real, validation)
+        real, model_right["real"] = real_validation_reads(clf, args.real, validation)
         out["real_validation"] = real
         out["real_enrollment"] = enrollment(clf, args.real, int(clf.meta.get("seed", 0)))
         passed["real_top1>=0.98"] = real["top1"] >= 0.98
@@ -330,7 +363,9 @@ def main(argv: list[str] | None = None) -> int:
         ok = None if one is None else one["cpu_ms_median"] <= TARGET_1080P_ONE_THREAD_MS
         passed["frame_1080p_one_thread_cpu<=100ms"] = ok
     if args.anchor_model is not None:
-        out["anchor_model"] = anchor_model(args.anchor_model, args, all_crops, all_codes, validation)
+        out["anchor_model"] = anchor_model(
+            args.anchor_model, args, all_crops, all_codes, validation, model_right=model_right
+        )
     pipe = None if args.no_pipeline else _pipeline(args.model)
     if pipe is not None:
         out.update(pipe)  # the table pipeline's ``pipeline_*`` keys

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from vision import realdata
 from vision.classifier.model import OnnxTileClassifier
 
 F32 = npt.NDArray[np.float32]
+#: one flag per crop (e.g. read right)
+Flags = Sequence[bool] | npt.NDArray[np.bool_]
 #: the service's threshold must keep confident-and-wrong reads at or below this share of all reads ...
 MAX_CONFIDENT_WRONG = 0.002
 #: ... while at least this share of reads is confident (issue 15)
@@ -116,6 +119,33 @@ def _binomial_cdf(k: int, n: int, p: float) -> float:
     terms = [log_n - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq for i in range(k + 1)]
     top = max(terms)
     return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
+
+
+def paired_exact_p(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p of two models read on the same crops: ``only_a`` crops only the first reads
+    right, ``only_b`` only the second (the crops both read alike do not count); 1.0 when they differ on none.
+    Raises ValueError for a negative count."""
+    if only_a < 0 or only_b < 0:
+        raise ValueError(f"paired_exact_p needs counts >= 0 (got {only_a}, {only_b})")
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    return min(1.0, 2.0 * _binomial_cdf(min(only_a, only_b), n, 0.5))
+
+
+def paired(right_model: Flags, right_anchor: Flags) -> dict[str, Any]:
+    """The crops (read by two models, one flag per crop: read right) on which each model is right where the other
+    is wrong, and ``paired_exact_p`` of the two counts.  Raises ValueError unless both read the same crops."""
+    model, anchor = np.asarray(right_model, bool), np.asarray(right_anchor, bool)
+    if model.shape != anchor.shape or model.ndim != 1:
+        raise ValueError(f"paired needs one flag per crop for the same crops ({model.shape} vs {anchor.shape})")
+    only_model, only_anchor = int((model & ~anchor).sum()), int((anchor & ~model).sum())
+    return {
+        "crops": len(model),
+        "model_right_anchor_wrong": only_model,
+        "anchor_right_model_wrong": only_anchor,
+        "p_exact": paired_exact_p(only_model, only_anchor),
+    }
 
 
 def upper_bound(k: int, n: int, level: float = BOUND_LEVEL) -> float:

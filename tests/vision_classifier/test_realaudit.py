@@ -190,3 +190,58 @@ def test_the_benchmark_reads_the_validation_photos_once_for_the_model_and_its_an
     second = bench_vision.real_validation(clf, real, read)
     assert len(cuts) == 1 and list(read) == [int(clf.meta.get("seed", 0))]
     assert first == second and first["crops"] == len(read[int(clf.meta.get("seed", 0))].crops)
+
+
+def test_the_paired_exact_test_of_two_models_read_on_the_same_crops() -> None:
+    """Exact McNemar: only the crops one model reads right and the other wrong count; two-sided, 1.0 when none
+    differ or when they differ evenly."""
+    assert realeval.paired_exact_p(0, 0) == 1.0
+    assert realeval.paired_exact_p(4, 4) == 1.0
+    assert realeval.paired_exact_p(5, 3) == pytest.approx(0.7266, abs=1e-4)  # 2 * P(X <= 3), X ~ B(8, 1/2)
+    assert realeval.paired_exact_p(3, 5) == realeval.paired_exact_p(5, 3)
+    assert realeval.paired_exact_p(0, 6) == pytest.approx(2 / 64)
+    assert realeval.paired_exact_p(10, 35) < 0.001
+    with pytest.raises(ValueError, match="paired_exact_p"):
+        realeval.paired_exact_p(-1, 3)
+    right_model = [True, True, False, True, False]
+    right_anchor = [True, False, False, False, True]
+    got = realeval.paired(right_model, right_anchor)
+    assert got == {
+        "crops": 5,
+        "model_right_anchor_wrong": 2,
+        "anchor_right_model_wrong": 1,
+        "p_exact": realeval.paired_exact_p(2, 1),
+    }
+    with pytest.raises(ValueError, match="same crops"):
+        realeval.paired(right_model, right_anchor[:4])
+
+
+def test_the_benchmark_compares_the_model_with_its_anchor_crop_by_crop(tmp_path: Path) -> None:
+    """``bench.vision --anchor-model`` says on how many of the same crops (synthetic held-out and real validation)
+    each model reads right where the other reads wrong, and the exact paired test's p, so a switch of the committed
+    model is judged on the crops that differ, not on two rounded shares."""
+    import argparse
+
+    from bench import vision as bench_vision
+    from vision.classifier import OnnxTileClassifier
+
+    real = _fake_set(tmp_path / "real")
+    clf = OnnxTileClassifier.load(threads=1)
+    crops, codes = bench_vision.held_out_set("cc0", 2, bench_vision.SEED)
+    read: dict[int, realeval.ValidationCrops] = {}
+    _, real_right = bench_vision.real_validation_reads(clf, real, read)
+    synthetic_right = bench_vision.right(clf, crops, codes)
+    assert synthetic_right.dtype == bool and len(synthetic_right) == len(codes)
+    assert bench_vision.accuracy(clf, crops, codes) == float(synthetic_right.mean())
+    args = argparse.Namespace(threads=1, repeats=1, real=real, no_pipeline=True, frames_1080p=1)
+    anchor = bench_vision.anchor_model(
+        DEFAULT_MODEL_PATH,
+        args,
+        crops,
+        codes,
+        read,
+        model_right={"synthetic_held_out": synthetic_right, "real": real_right},
+    )
+    same = {"model_right_anchor_wrong": 0, "anchor_right_model_wrong": 0, "p_exact": 1.0}  # the model against itself
+    assert anchor["paired"]["synthetic_held_out"] == {"crops": len(codes), **same}
+    assert anchor["paired"]["real"] == {"crops": len(read[int(clf.meta.get("seed", 0))].codes), **same}
