@@ -53,11 +53,11 @@ class SerialConfig:
 #: The camera's confidence threshold by default: the committed classifier's model card
 #: (vision/models/tile_classifier.json, ``calibration.min_confidence``: chosen on real photographs so that at most
 #: 0.2 % of reads are confident and wrong, docs/vision.md); a test keeps the two equal.
-DEFAULT_MIN_CONFIDENCE = 0.9654
+DEFAULT_MIN_CONFIDENCE = 0.9731
 #: The threshold for the simulated camera (``source = "sim"``), which films rendered tile art, not photographs:
 #: the model card's ``calibration.simulated_camera.min_confidence``, chosen by the same rule on the synthetic
 #: held-out reads (``vision.modelcard``); a test keeps the two equal.  A configured ``min_confidence`` wins.
-DEFAULT_SIM_MIN_CONFIDENCE = 0.3
+DEFAULT_SIM_MIN_CONFIDENCE = 0.5194
 
 
 def default_min_confidence(source: str) -> float:

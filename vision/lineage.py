@@ -1,23 +1,25 @@
 """The committed tile classifier's whole training chain as one command (needs torch: the ``train`` extra)::
 
-    .venv/bin/python -m vision.lineage --out /tmp/lineage            # about 6.5 h on 2 cores
+    .venv/bin/python -m vision.lineage --out /tmp/lineage            # about 6.8 h on 2 cores
     .venv/bin/python -m vision.lineage --out /tmp/lineage --dry-run  # the commands, one JSON line each
 
-The real-trained model is not one ``vision.train`` run but a chain of them (docs/vision.md, runs I to M), each
-starting from the previous one's float model (``--init``) and, from J on, copying the synthetic-only model of
-commit 2320d7e on the synthetic samples (``--teacher``).  ``STAGES`` lists them with the exact options they were
-trained with; the last one's output is what ``vision/models`` holds.
+The real-trained model is not one ``vision.train`` run but a chain of them (docs/vision.md, runs I to M and O),
+each starting from the previous one's float model (``--init``; O from M's shipped int8 file, as it was trained)
+and, from J on, copying the synthetic-only model of commit 2320d7e on the synthetic samples (``--teacher``).
+``STAGES`` lists them with the exact options they were trained with; the last one's output is what
+``vision/models`` holds.
 
 - The teacher is taken from git (``git show 2320d7e:vision/models/...``) when this checkout has that commit, as
   the committed chain used it; otherwise, or with ``--retrain-teacher``, it is trained again from its recipe.
 - A stage whose ``DIR/<stage>/tile_classifier.json`` exists is skipped, so a stopped chain resumes where it was.
 - ``--install DIR`` copies the last stage's int8 model, card and head there (e.g. ``vision/models``).
 
-Reproduction: on the machine that trained it, the last stage rerun by this command (I to L in place) gave a
-byte-identical model, head and card (but for the training time), with 2 torch threads; another CPU or torch
-build may not.  Runs I and J were trained before the label fixes (``vision/real_label_fixes.csv``) that every
-stage now applies, so a rerun of the whole chain gives a model of the same recipe whose card is measured again
-by the same code; docs/vision.md records the committed one's figures.  M was trained with ``--test-time mirror``;
+Reproduction: on the machine that trained it, stage M rerun by this command (I to L in place) gave a
+byte-identical model, head and card (but for the training time), with 2 torch threads, and so did stage O (M in
+place) with one thread on another machine; another CPU or torch build may not.  Runs I and J were trained
+before the label fixes (``vision/real_label_fixes.csv``) that every stage now applies, so a rerun of the whole
+chain gives a model of the same recipe whose card is measured again by the same code; docs/vision.md records the
+committed one's figures.  M was trained with ``--test-time mirror``;
 its card has read a crop's mirror only when the first read is unsure since 2026-11-29 (``--test-time
 mirror_when_unsure``).  The reading decides how the card measures the model, not the weights (training and int8
 calibration never read a crop that way), so the stage lists the reading the committed card was measured with.
@@ -51,13 +53,15 @@ MODEL_FILES = ("tile_classifier.onnx", "tile_classifier.json", HEAD_FILE)
 
 @dataclass(frozen=True)
 class Stage:
-    """One ``vision.train`` run: ``args`` besides --out/--init/--teacher; ``init``: the stage whose float model
-    it starts from (None: from scratch); ``teacher``: distils the synthetic-only teacher."""
+    """One ``vision.train`` run: ``args`` besides --out/--init/--teacher; ``init``: the stage whose model it
+    starts from (None: from scratch), ``init_file`` which of its files (the float model, or the shipped int8 one);
+    ``teacher``: distils the synthetic-only teacher."""
 
     name: str
     args: tuple[str, ...]
     init: str | None = None
     teacher: bool = False
+    init_file: str = FLOAT_FILE
 
 
 _WIDE = ("--neg-share", "0.1", "--widths", "48,96,256", "--threads", "2")
@@ -68,14 +72,19 @@ STAGES: tuple[Stage, ...] = (
     Stage("L", ("--steps", "7000", "--lr", "3e-4", "--real-share", "0.35", "--distill", "2.0", *_WIDE), "K", True),
     Stage("M", ("--steps", "5000", "--lr", "2e-4", "--real-share", "0.35", "--distill", "3.0", *_WIDE,
                "--test-time", "mirror_when_unsure", "--second-read-margin", "5"), "L", True),
-)
+    # O (run N of docs/vision.md was not committed): from M's int8 file (M's float model was not kept), one
+    # thread, loose crops of turned photos (`--loose-share`)
+    Stage("O", ("--steps", "2000", "--lr", "1e-4", "--real-share", "0.35", "--distill", "3.0", "--neg-share", "0.1",
+               "--widths", "48,96,256", "--threads", "1", "--test-time", "mirror_when_unsure",
+               "--second-read-margin", "5", "--loose-share", "0.7"), "M", True, "tile_classifier.onnx"),
+)  # fmt: skip
 
 
 def stage_argv(stage: Stage, out: Path) -> list[str]:
     """The ``vision.train`` arguments of ``stage`` with every chain's outputs under ``out``."""
     argv = ["--out", str(out / stage.name), *stage.args]
     if stage.init is not None:
-        argv += ["--init", str(out / stage.init / FLOAT_FILE)]
+        argv += ["--init", str(out / stage.init / stage.init_file)]
     if stage.teacher:
         argv += ["--teacher", str(out / "teacher" / TEACHER_FILES[0])]
     return argv

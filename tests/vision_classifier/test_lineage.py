@@ -14,13 +14,14 @@ from vision.classifier import DEFAULT_MODEL_PATH
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_every_stage_is_a_valid_training_command_starting_from_the_last_ones_float_model(tmp_path: Path) -> None:
+def test_every_stage_is_a_valid_training_command_starting_from_the_last_ones_model(tmp_path: Path) -> None:
     assert lineage.STAGES[0].init is None  # the first stage trains from scratch
     for prev, stage in zip((None, *lineage.STAGES), lineage.STAGES, strict=False):
         args = train.parser().parse_args(lineage.stage_argv(stage, tmp_path))
         assert args.out == tmp_path / stage.name
         if prev is not None:
-            assert args.init == tmp_path / prev.name / train.FLOAT_FILE
+            assert stage.init == prev.name
+            assert args.init == tmp_path / prev.name / stage.init_file
             assert args.teacher == tmp_path / "teacher" / "tile_classifier.onnx"
         assert args.widths == "48,96,256" and str(args.real) != "none" and args.quantize
     teacher = train.parser().parse_args(["--out", str(tmp_path), *lineage.TEACHER_ARGS])
@@ -34,9 +35,20 @@ def test_the_committed_card_is_the_last_stages_recipe() -> None:
     widths = [int(w) for w in args.widths.split(",")]
     assert (recipe["steps"], recipe["lr"], recipe["widths"]) == (args.steps, args.lr, widths)
     assert (recipe["real_share"], recipe["neg_share"]) == (args.real_share, args.neg_share)
-    assert recipe["teacher"]["weight"] == args.distill and recipe["init"]["file"] == train.FLOAT_FILE
+    assert recipe["teacher"]["weight"] == args.distill and recipe["init"]["file"] == args.init.name
+    assert recipe["threads"] == args.threads
+    assert recipe.get("real_loose", {"share": 0.0})["share"] == args.loose_share
     assert meta["input"]["test_time"] == args.test_time == "mirror_when_unsure"  # how the card's figures were read
     assert meta["input"]["second_read_margin"] == args.second_read_margin
+
+
+def test_the_last_stage_starts_from_the_int8_model_it_was_trained_from() -> None:
+    """O was fine-tuned from M's shipped int8 file (M's float model was not kept): the chain does the same."""
+    last = lineage.STAGES[-1]
+    assert last.init_file == "tile_classifier.onnx" and last.init == "M"
+    assert all(stage.init_file == train.FLOAT_FILE for stage in lineage.STAGES[:-1])
+    meta = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text())
+    assert meta["recipe"]["init"]["weights"] == "int8, dequantized"
 
 
 def test_a_dry_run_prints_every_command_and_trains_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
