@@ -31,7 +31,8 @@ confident).  ``--anchor-model OLD.onnx`` (e.g. the previous model: ``git show 23
 measured in the same run on the same crops (``anchor_model``: real validation at its own threshold, or the
 service's old default 0.6 when its card has none; synthetic held-out; per-tile time; frame-to-events), and under
 ``paired`` the crops of each set (synthetic held-out, real validation) that one model reads right and the other
-wrong, with the exact paired test's p (``vision.realeval.paired``): a switch is judged on the crops that differ.  The
+wrong, with the exact paired test's p (``vision.realeval.paired``): a switch is judged on the crops that differ
+(``anchor_model.switch``: ``SWITCH_RULE`` applied, part by part).  The
 frame-to-events median at 1920 x 1080 on one thread (``pipeline_1080p_one_thread``: wall and CPU ms, target
 <= 100 ms CPU so that a Pi 4 keeps 3-5 frames/s; the wall time grows with the machine's load) is measured for
 both.  ``--photos DIR`` (``DIR/<code>/*.jpg``) adds the top-1
@@ -60,6 +61,15 @@ TARGET_MS_PER_TILE = 1.0
 TARGET_FRAME_TO_EVENTS_MS = 50.0
 TARGET_1080P_ONE_THREAD_MS = 100.0
 SEED = 777
+#: the synthetic held-out figure a new committed model must hold on this benchmark's set (issue 15: 2320d7e's)
+SYNTHETIC_FLOOR = 0.9989
+#: the significance level of the paired test in ``switch_verdict``
+SWITCH_LEVEL = 0.05
+SWITCH_RULE = (
+    "switch when the model reads the real validation crops better than the anchor crop by crop (exact paired p < "
+    "0.05), loses no synthetic crops beyond chance (p >= 0.05 or not fewer right) and holds 99.89 % on the "
+    "synthetic held-out set (docs/vision.md, Loose crops)"
+)
 #: the service's min_confidence before the model card carried one (mjtable.config until issue 15)
 OLD_DEFAULT_MIN_CONFIDENCE = 0.6
 
@@ -239,6 +249,27 @@ def anchor_model(
     return out
 
 
+def switch_verdict(paired: dict[str, dict[str, Any]], accuracy_held_out: float) -> dict[str, Any]:
+    """``SWITCH_RULE`` applied to ``anchor_model``'s ``paired`` figures and the model's synthetic held-out accuracy:
+    each part, and ``switch`` (None, like ``real_better``, without the real validation crops)."""
+
+    def ahead(pair: dict[str, Any], first: str, second: str) -> bool:
+        """``first`` beats ``second`` beyond chance on this set's differing crops."""
+        return bool(int(pair[first]) > int(pair[second]) and float(pair["p_exact"]) < SWITCH_LEVEL)
+
+    model, anchor = "model_right_anchor_wrong", "anchor_right_model_wrong"
+    real_better = ahead(paired["real"], model, anchor) if "real" in paired else None
+    no_loss = not ahead(paired["synthetic_held_out"], anchor, model)
+    floor = accuracy_held_out >= SYNTHETIC_FLOOR
+    return {
+        "real_better": real_better,
+        "synthetic_no_loss": no_loss,
+        "synthetic_floor_held": floor,
+        "switch": None if real_better is None else real_better and no_loss and floor,
+        "rule": SWITCH_RULE,
+    }
+
+
 def _frame_ms(pipe: dict[str, Any]) -> float | None:
     for key in ("pipeline_frame_ms_median", "frame_to_events_ms_median"):
         if isinstance(pipe.get(key), int | float):
@@ -366,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         out["anchor_model"] = anchor_model(
             args.anchor_model, args, all_crops, all_codes, validation, model_right=model_right
         )
+        out["anchor_model"]["switch"] = switch_verdict(out["anchor_model"]["paired"], round(overall, 4))
     pipe = None if args.no_pipeline else _pipeline(args.model)
     if pipe is not None:
         out.update(pipe)  # the table pipeline's ``pipeline_*`` keys
