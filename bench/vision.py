@@ -163,7 +163,7 @@ def real_validation_reads(
 ) -> tuple[dict[str, Any], npt.NDArray[np.bool_]]:
     """``real_validation``'s figures and, per validation crop, whether the top read names its code (for the
     paired comparison with the anchor model)."""
-    from vision.realeval import bounded, read_crops, report, validation_crops
+    from vision.realeval import bounded, read_crops, read_right, report, validation_crops
 
     seed = int(clf.meta.get("seed", 0))
     threshold = clf.card_min_confidence(OLD_DEFAULT_MIN_CONFIDENCE)
@@ -176,8 +176,7 @@ def real_validation_reads(
     figures.pop("per_face")
     figures["bounded"] = bounded(real, clf.temperature)
     figures["second_reads_per_crop"] = _share(clf.second_reads(crops.crops), len(crops.crops))
-    top = [real.classes[i] for i in real.logits.argmax(1)] if len(real.codes) else []
-    return figures, np.array([t == c for t, c in zip(top, real.codes, strict=True)], bool)
+    return figures, read_right(real)
 
 
 def _share(count: int | None, of: int) -> float | None:
@@ -320,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
 
     clf = OnnxTileClassifier.load(args.model, threads=args.threads)
     validation: dict[int, ValidationCrops] = {}  # the real validation crops, read once for both models
-    model_right = {"synthetic_held_out": np.zeros(0, bool)}  # per crop, read right (paired with the anchor's)
+    model_right: dict[str, npt.NDArray[np.bool_]] = {}  # per crop, read right (paired with the anchor's)
+    synthetic_right: list[npt.NDArray[np.bool_]] = []
     per_style: dict[str, float] = {}
     anchor_per_style: dict[str, float] = {}
     all_crops: list[Any] = []
@@ -337,11 +337,11 @@ def main(argv: list[str] | None = None) -> int:
         crops, codes = held_out_set(style, args.per_class, SEED)
         all_crops += crops
         all_codes += codes
-        style_right = right(clf, crops, codes)
-        model_right["synthetic_held_out"] = np.concatenate([model_right["synthetic_held_out"], style_right])
-        per_style[style] = float(style_right.mean())
+        synthetic_right.append(right(clf, crops, codes))
+        per_style[style] = float(synthetic_right[-1].mean())
         if anchor is not None:
             anchor_per_style[style] = accuracy(anchor, crops, codes)
+    model_right["synthetic_held_out"] = np.concatenate(synthetic_right)
     unseen = {s: round(accuracy(clf, *held_out_set(s, args.per_class, SEED)), 4) for s in HELD_OUT_STYLES}
     pond = {s: accuracy(clf, *held_out_set(s, args.per_class, SEED, pond=True)) for s in available_styles()}
     enrolled = {s: enrollment_gain(clf, s, args.enroll_photos, args.per_class) for s in HELD_OUT_STYLES}

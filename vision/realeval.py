@@ -247,11 +247,15 @@ def report(real: RealSet, temperature: float, threshold: float) -> dict[str, Any
     }
 
 
+def read_right(real: RealSet) -> npt.NDArray[np.bool_]:
+    """Per validation crop: does the top read name its code?  (The temperature does not change the top read.)"""
+    truth = np.array([real.classes.index(c) for c in real.codes], np.int64)
+    return np.asarray(real.logits.argmax(1) == truth, bool)
+
+
 def _confidences(real: RealSet, temperature: float) -> tuple[F32, npt.NDArray[np.bool_]]:
     """(confidence, read right) of each validation crop at ``temperature``."""
-    truth = np.array([real.classes.index(c) for c in real.codes])
-    probs = softmax(real.logits, temperature)
-    return probs.max(1), probs.argmax(1) == truth
+    return softmax(real.logits, temperature).max(1), read_right(real)
 
 
 def calibrate(real: RealSet) -> tuple[float, float]:
