@@ -324,3 +324,85 @@ def test_a_loose_share_outside_0_to_1_is_refused(share: str, capsys: pytest.Capt
     with pytest.raises(SystemExit):
         train.main(["--loose-share", share])
     assert "--loose-share" in capsys.readouterr().err
+
+
+def _inked_tile() -> np.ndarray:
+    """A 48 x 48 ivory tile with a red, a green and a blue stroke on it, and a grey border (no colour)."""
+    img = np.full((48, 48, 3), (225, 235, 240), np.uint8)
+    img[:4] = img[-4:] = 128
+    cv2.line(img, (8, 12), (40, 12), (40, 40, 200), 3)
+    cv2.line(img, (8, 24), (40, 24), (60, 160, 40), 3)
+    cv2.line(img, (8, 36), (40, 36), (180, 60, 30), 3)
+    return img
+
+
+def test_recolour_turns_the_inks_hue_and_strength_but_keeps_greys_and_lightness() -> None:
+    """``recolour`` is another maker's inks: each coloured stroke's hue moves by at most RECOLOUR_HUE degrees and
+    its saturation by the drawn factor; grey pixels stay grey, and the layout is untouched."""
+    img = _inked_tile()
+    hsv0 = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(int)
+    moved = 0
+    for seed in range(40):
+        out = realdata.recolour(img, np.random.default_rng(seed))
+        assert out.shape == img.shape and out.dtype == np.uint8
+        assert np.array_equal(out[:4], img[:4])  # grey stays grey
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(int)
+        for y in (12, 24, 36):
+            turn = (hsv[y, 24, 0] - hsv0[y, 24, 0] + 90) % 180 - 90  # OpenCV hue: 2 degrees a unit
+            assert abs(turn) * 2 <= realdata.RECOLOUR_HUE + 4
+            assert abs(int(hsv[y, 24, 2]) - int(hsv0[y, 24, 2])) <= 3  # lightness kept
+            moved += turn != 0
+        assert np.array_equal(realdata.recolour(img, np.random.default_rng(seed)), out)  # a function of the rng
+    assert moved > 60  # most draws turn the inks
+
+
+def test_occlude_covers_one_rectangle_of_bounded_area_and_leaves_the_rest() -> None:
+    img = _inked_tile()
+    lo, hi = realdata.OCCLUDE_AREA
+    for seed in range(60):
+        out = realdata.occlude(img, np.random.default_rng(seed))
+        assert out.shape == img.shape and out.dtype == np.uint8
+        changed = np.argwhere((out != img).any(axis=2))
+        assert len(changed) > 0
+        (y0, x0), (y1, x1) = changed.min(axis=0), changed.max(axis=0)
+        box = (y1 - y0 + 1) * (x1 - x0 + 1)
+        assert box <= hi * 48 * 48 + 2 * 48  # one rectangle (rounding to whole pixels)
+        assert len(changed) <= box
+    areas = [(realdata.occlude(img, np.random.default_rng(s)) != img).any(axis=2).mean() for s in range(60)]
+    assert min(areas) < (lo + hi) / 2 < max(areas)
+
+
+def test_recoloured_and_occluded_crops_are_drawn_only_when_asked(tmp_path: Path) -> None:
+    from vision import train
+    from vision.synth.render import available_styles
+
+    real = train.RealPool(_fake_set(tmp_path), seed=0)
+    pool = train.face_pool(available_styles()[:1], 1, 0)
+
+    def batch(recolour_share: float = 0.0, occlude_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        return train.make_batch(pool, 20, np.random.default_rng([0, 1]), 1, 2, real=real, real_share=0.5,
+                                neg_share=0.2, recolour_share=recolour_share, occlude_share=occlude_share)  # fmt: skip
+
+    x0, y0 = train.make_batch(pool, 20, np.random.default_rng([0, 1]), 1, 2, real=real, real_share=0.5, neg_share=0.2)
+    x1, y1 = batch(0.0, 0.0)
+    assert np.array_equal(x0, x1) and np.array_equal(y0, y1)  # shares of 0 draw what was drawn before
+    for shares in ({"recolour_share": 1.0}, {"occlude_share": 1.0}):
+        x2, y2 = batch(**shares)
+        # the first face is cut as before and then changed (the later ones draw from a moved generator)
+        assert y2[0] == y0[0] and set(y2[:10].tolist()) <= set(real.present)
+        assert not np.array_equal(x0[0], x2[0])
+        if "occlude_share" in shares:  # the change is one rectangle of bounded area
+            changed = np.argwhere((x0[0] != x2[0]).any(axis=0))
+            (y_lo, x_lo), (y_hi, x_hi) = changed.min(axis=0), changed.max(axis=0)
+            assert (y_hi - y_lo + 1) * (x_hi - x_lo + 1) <= realdata.OCCLUDE_AREA[1] * 48 * 48 + 2 * 48
+    with pytest.raises(ValueError, match="share"):
+        batch(occlude_share=1.5)
+
+
+@pytest.mark.parametrize("flag", ["--recolour-share", "--occlude-share"])
+def test_a_recolour_or_occlude_share_outside_0_to_1_is_refused(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision import train
+
+    with pytest.raises(SystemExit):
+        train.main([flag, "1.5"])
+    assert f"{flag} is a share of the real faces, from 0 to 1" in capsys.readouterr().err
