@@ -60,12 +60,6 @@ FIX_TOLERANCE_PX = 0.05
 #: lower than a rendered tile's (0.5, 0.4), a photograph being blurred and sampled once already.
 REAL_LOW_RES_P = 0.2
 REAL_BLUR_P = 0.15
-#: Largest turn (degrees) of the inks' hue in ``recolour`` (another maker's reds, greens and blues) ...
-RECOLOUR_HUE = 20.0
-#: ... and the range of the factor on their saturation.
-RECOLOUR_SATURATION = (0.6, 1.4)
-#: The range of the share of a crop that ``occlude`` covers with one rectangle.
-OCCLUDE_AREA = (0.04, 0.16)
 #: Share of the source photos put in validation (``split_sources``).
 VAL_FRACTION = 0.2
 
@@ -371,31 +365,3 @@ def augment_loose(
     half = hull / 2 * (1 + 2 * (CROP_MARGIN + rng.uniform(-0.03, 0.1))) * rng.uniform(0.95, 1.05, 2)
     centre = reg.shape[0] / 2 + rng.normal(0, 0.04, 2) * side
     return _cut_and_film(reg, centre, half, turn, rng=rng, size=size)
-
-
-def recolour(img: Image, rng: np.random.Generator) -> Image:
-    """``img`` (BGR) as another maker's inks would give it: every pixel's hue turned by one angle drawn within
-    ±RECOLOUR_HUE degrees and its saturation scaled by one factor drawn from RECOLOUR_SATURATION; lightness
-    kept, so greys (tile body, felt in shadow) stay grey and the layout is untouched."""
-    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.int32)
-    turn = round(float(rng.uniform(-RECOLOUR_HUE, RECOLOUR_HUE)) / 2)  # OpenCV's 8-bit hue: 2 degrees a unit
-    hsv[..., 0] = (hsv[..., 0] + turn) % 180
-    hsv[..., 1] = np.clip(np.rint(hsv[..., 1] * rng.uniform(*RECOLOUR_SATURATION)), 0, 255)
-    return np.asarray(cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR), np.uint8)
-
-
-def occlude(img: Image, rng: np.random.Generator) -> Image:
-    """``img`` with one rectangle (a share of its area drawn from OCCLUDE_AREA, aspect 1:2 to 2:1, anywhere)
-    painted in the colour of one of its own pixels with a little noise: a finger, a glare or a chip over part
-    of the face (random erasing), so no single stroke decides a read."""
-    h, w = img.shape[:2]
-    area = rng.uniform(*OCCLUDE_AREA) * h * w
-    aspect = float(np.exp(rng.uniform(np.log(0.5), np.log(2.0))))
-    rh = int(np.clip(round(np.sqrt(area * aspect)), 1, h))
-    rw = int(np.clip(round(area / rh), 1, w))
-    y, x = int(rng.integers(h - rh + 1)), int(rng.integers(w - rw + 1))
-    colour = img[int(rng.integers(h)), int(rng.integers(w))].astype(np.float32)
-    out = img.copy()
-    patch = colour + rng.normal(0, 4, (rh, rw, 3)).astype(np.float32)
-    out[y : y + rh, x : x + rw] = np.clip(np.rint(patch), 0, 255).astype(np.uint8)
-    return out

@@ -148,8 +148,6 @@ def make_batch(
     neg_share: float = 0.0,
     size: int = INPUT_SIZE,
     loose_share: float = 0.0,
-    recolour_share: float = 0.0,
-    occlude_share: float = 0.0,
 ) -> Batch:
     """``n`` augmented ``size`` x ``size`` samples: ``round(n * real_share)`` real photographed faces (``real``:
     class drawn uniformly among the faces it has, then a region of it, ``realdata.augment_region``), ``round(n *
@@ -159,12 +157,7 @@ def make_batch(
     ``views`` > 1 (repeated augmentation): placements on the table, each filmed ``views`` times
     (``augment_views``).  ``loose_share`` > 0 (``real`` built with ``loose``): that share of the real faces is
     cut as a turned photo's loose box instead (``realdata.augment_loose``); at 0 the batch is what it was before
-    the option existed.  ``recolour_share`` and ``occlude_share``: odds that a real face, once cut, is given
-    another maker's inks (``realdata.recolour``) and then a rectangle over part of it (``realdata.occlude``);
-    at 0 nothing more is drawn."""
-    for name, share in (("recolour_share", recolour_share), ("occlude_share", occlude_share)):
-        if not 0.0 <= share <= 1.0:
-            raise ValueError(f"{name} is a share of the real faces, from 0 to 1 (got {share})")
+    the option existed."""
     xs: list[npt.NDArray[np.float32]] = []
     ys: list[npt.NDArray[np.int64]] = []
     n_real = round(n * real_share) if real is not None else 0
@@ -184,10 +177,6 @@ def make_batch(
                 crops.append(realdata.augment_loose(reg, shape, rng, size))
             else:
                 crops.append(realdata.augment_region(regions[i], rng, size))
-            if recolour_share > 0 and rng.random() < recolour_share:
-                crops[-1] = realdata.recolour(crops[-1], rng)
-            if occlude_share > 0 and rng.random() < occlude_share:
-                crops[-1] = realdata.occlude(crops[-1], rng)
             labels.append(y)
         for k in range(n_neg):
             if real is not None and real.negatives and k % 2 == 0:
@@ -239,8 +228,6 @@ class Mix:
     neg_share: float = 0.0
     size: int = INPUT_SIZE
     loose_share: float = 0.0
-    recolour_share: float = 0.0
-    occlude_share: float = 0.0
 
     def real_pool(self, seed: int) -> list[RealPool]:
         """The real regions this mix draws from (none without ``real_dir``)."""
@@ -279,8 +266,6 @@ def _batch(
         neg_share=mix.neg_share,
         size=mix.size,
         loose_share=mix.loose_share,
-        recolour_share=mix.recolour_share,
-        occlude_share=mix.occlude_share,
     )
 
 
@@ -637,18 +622,6 @@ def parser() -> argparse.ArgumentParser:
         help="share of the real faces cut as a turned photo's loose box (realdata.augment_loose), 0 to 1",
     )
     p.add_argument(
-        "--recolour-share",
-        type=float,
-        default=0.0,
-        help="odds that a real face is given another maker's inks (realdata.recolour), 0 to 1",
-    )
-    p.add_argument(
-        "--occlude-share",
-        type=float,
-        default=0.0,
-        help="odds that a real face has a rectangle painted over part of it (realdata.occlude), 0 to 1",
-    )
-    p.add_argument(
         "--init",
         type=Path,
         default=None,
@@ -693,13 +666,8 @@ def main(argv: list[str] | None = None) -> int:
     widths = tuple(int(v) for v in args.widths.split(","))
     if len(widths) != 3:
         p.error("--widths takes three channel counts, e.g. 24,48,96")
-    for flag, share in (
-        ("--loose-share", args.loose_share),
-        ("--recolour-share", args.recolour_share),
-        ("--occlude-share", args.occlude_share),
-    ):
-        if not 0.0 <= share <= 1.0:
-            p.error(f"{flag} is a share of the real faces, from 0 to 1")
+    if not 0.0 <= args.loose_share <= 1.0:
+        p.error("--loose-share is a share of the real faces, from 0 to 1")
 
     import torch
 
@@ -728,15 +696,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         echo=args.echo,
         views=args.views,
-        mix=Mix(
-            real_dir,
-            real_share,
-            args.neg_share,
-            args.size,
-            loose_share,
-            args.recolour_share if real_dir else 0.0,
-            args.occlude_share if real_dir else 0.0,
-        ),
+        mix=Mix(real_dir, real_share, args.neg_share, args.size, loose_share),
     )
     teacher = None if args.teacher is None else Teacher(args.teacher, args.distill, args.size)
     if args.echo > 1 and teacher is not None:
@@ -832,16 +792,6 @@ def main(argv: list[str] | None = None) -> int:
             **(
                 {"real_loose": {"share": loose_share, "augment": "vision.realdata.augment_loose"}}
                 if loose_share > 0
-                else {}
-            ),
-            **(
-                {"real_recolour": {"share": args.recolour_share, "augment": "vision.realdata.recolour"}}
-                if real_dir and args.recolour_share > 0
-                else {}
-            ),
-            **(
-                {"real_occlude": {"share": args.occlude_share, "augment": "vision.realdata.occlude"}}
-                if real_dir and args.occlude_share > 0
                 else {}
             ),
             "torch": torch.__version__,
