@@ -67,8 +67,8 @@ SYNTHETIC_FLOOR = 0.9989
 SWITCH_LEVEL = 0.05
 SWITCH_RULE = (
     "switch when the model reads the real validation crops better than the anchor crop by crop (exact paired p < "
-    "0.05), loses no synthetic crops beyond chance (p >= 0.05 or not fewer right) and holds 99.89 % on the "
-    "synthetic held-out set (docs/vision.md, Loose crops)"
+    f"{SWITCH_LEVEL:g}), loses no synthetic crops beyond chance (p >= {SWITCH_LEVEL:g} or not fewer right) and "
+    f"holds {SYNTHETIC_FLOOR * 100:.2f} % on the synthetic held-out set (docs/vision.md, Loose crops)"
 )
 #: the service's min_confidence before the model card carried one (mjtable.config until issue 15)
 OLD_DEFAULT_MIN_CONFIDENCE = 0.6
@@ -147,22 +147,15 @@ def _pipeline(model: Path | None) -> dict[str, Any] | None:
     return dict(bench_pipeline(model=model))
 
 
-def real_validation(
-    clf: OnnxTileClassifier, directory: Path, read: dict[int, ValidationCrops] | None = None
-) -> dict[str, Any]:
-    """``vision.realeval.report`` on the real photos' validation split (the model card's seed) at the model's
-    temperature and its card's ``min_confidence`` (else OLD_DEFAULT_MIN_CONFIDENCE), and under ``bounded`` the
-    threshold whose 95 % upper bound of confident-and-wrong reads stays within 0.2 % (``vision.realeval.bounded``).
-    ``read``: the crops already read from disk, per split seed; a split read here is added to it, so the model
-    and its anchor read the photos once."""
-    return real_validation_reads(clf, directory, read)[0]
-
-
 def real_validation_reads(
     clf: OnnxTileClassifier, directory: Path, read: dict[int, ValidationCrops] | None = None
 ) -> tuple[dict[str, Any], npt.NDArray[np.bool_]]:
-    """``real_validation``'s figures and, per validation crop, whether the top read names its code (for the
-    paired comparison with the anchor model)."""
+    """``vision.realeval.report`` on the real photos' validation split (the model card's seed) at the model's
+    temperature and its card's ``min_confidence`` (else OLD_DEFAULT_MIN_CONFIDENCE), and under ``bounded`` the
+    threshold whose 95 % upper bound of confident-and-wrong reads stays within 0.2 % (``vision.realeval.bounded``);
+    with them, per validation crop, whether the top read names its code (for the paired comparison with the
+    anchor model).  ``read``: the crops already read from disk, per split seed; a split read here is added to it,
+    so the model and its anchor read the photos once."""
     from vision.realeval import bounded, read_crops, read_right, report, validation_crops
 
     seed = int(clf.meta.get("seed", 0))
@@ -223,7 +216,7 @@ def anchor_model(
     model_right: dict[str, npt.NDArray[np.bool_]],
 ) -> dict[str, Any]:
     """The anchor model's figures on the same inputs as the model under test (``read``: the real validation
-    crops already read, see ``real_validation``), and under ``paired`` the crops each model reads right where the
+    crops already read, see ``real_validation_reads``), and under ``paired`` the crops each model reads right where the
     other reads wrong (``vision.realeval.paired``) for every set in ``model_right`` (``synthetic_held_out``: the
     model's flags on ``crops``; ``real``: on the real validation crops)."""
     from vision.realeval import paired

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 
 from tests.vision_classifier.test_realdata import _fake_set
@@ -160,7 +161,7 @@ def test_the_benchmark_gives_the_bounded_threshold_beside_the_cards(tmp_path: Pa
     from vision.classifier import OnnxTileClassifier
 
     real = _fake_set(tmp_path / "real")
-    figures = bench_vision.real_validation(OnnxTileClassifier.load(threads=1), real)
+    figures, _ = bench_vision.real_validation_reads(OnnxTileClassifier.load(threads=1), real)
     b = figures["bounded"]
     assert b["level"] == realeval.BOUND_LEVEL and b["reads"] == figures["crops"]
     assert b["threshold"] == 1.0 or b["upper_bound"] <= realeval.MAX_CONFIDENT_WRONG
@@ -186,10 +187,11 @@ def test_the_benchmark_reads_the_validation_photos_once_for_the_model_and_its_an
     monkeypatch.setattr(realdata, "val_crops", counted)
     read: dict[int, realeval.ValidationCrops] = {}
     clf = OnnxTileClassifier.load(threads=1)
-    first = bench_vision.real_validation(clf, real, read)
-    second = bench_vision.real_validation(clf, real, read)
+    first, first_right = bench_vision.real_validation_reads(clf, real, read)
+    second, second_right = bench_vision.real_validation_reads(clf, real, read)
     assert len(cuts) == 1 and list(read) == [int(clf.meta.get("seed", 0))]
     assert first == second and first["crops"] == len(read[int(clf.meta.get("seed", 0))].crops)
+    assert np.array_equal(first_right, second_right)
 
 
 def test_the_paired_exact_test_of_two_models_read_on_the_same_crops() -> None:
