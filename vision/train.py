@@ -16,7 +16,8 @@ real crops + 12 not-a-tile + 36 synthetic, lr 2e-3, 48 x 48 input, float32, one 
 process, seed 0; the real photographs from ``../shared/data/real-tiles``, split by source photo with ``--seed``,
 see ``vision.realdata``.  ``--loose-share`` cuts that share of the real faces as a photo turned after labelling
 gives them (``realdata.augment_loose``: the tile turned by up to 45 degrees in its box's axis-aligned hull, its
-neighbours in the corners; default 0, as every stage of the committed chain).  After training, the model card
+neighbours in the corners; default 0, as every stage of the committed chain); ``--weight-decay`` sets AdamW's
+decoupled decay (default 1e-4, every stage's).  After training, the model card
 gets the real validation figures, the temperature fitted on the real validation crops and the ``min_confidence``
 chosen from it (``vision.realeval``), and enrollment measured on real crops.
 
@@ -43,6 +44,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import multiprocessing
 import time
 from collections import deque
@@ -64,6 +66,8 @@ from vision.synth.negatives import negative
 from vision.synth.render import CLASSES, ONE_INK_P, available_styles, render_tile_face
 
 INPUT_SIZE = 48
+#: AdamW's decoupled weight decay, the default of ``--weight-decay`` (every committed stage trained with it)
+WEIGHT_DECAY = 1e-4
 MEAN = 0.5
 STD = 0.25
 EMBED_DIM = 96
@@ -585,6 +589,19 @@ def train_step(
         )
 
 
+def optimizer(model: Any, *, lr: float, weight_decay: float) -> Any:
+    """AdamW over every parameter of ``model`` (``lr``: its peak step, which the schedule sets; ``weight_decay``:
+    the decoupled decay, per unit of learning rate and step)."""
+    import torch
+
+    return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+
+
+def optimizer_text(weight_decay: float) -> str:
+    """The card's ``recipe.optimizer``: "AdamW wd=1e-4" (the committed cards' text), "AdamW wd=5e-2" ..."""
+    return "AdamW wd=" + np.format_float_scientific(weight_decay, trim="-", exp_digits=1)
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line of ``python -m vision.train`` (``vision.lineage`` checks its stages against it)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -592,6 +609,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=8000)
     p.add_argument("--batch", type=int, default=96)
     p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument(
+        "--weight-decay",
+        type=float,
+        default=WEIGHT_DECAY,
+        help="AdamW's decoupled weight decay (every committed stage: 1e-4; the card's recipe.optimizer)",
+    )
     p.add_argument("--variants", type=int, default=8, help="renders per class and style in the face pool")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -668,6 +691,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--widths takes three channel counts, e.g. 24,48,96")
     if not 0.0 <= args.loose_share <= 1.0:
         p.error("--loose-share is a share of the real faces, from 0 to 1")
+    if not (math.isfinite(args.weight_decay) and args.weight_decay >= 0):
+        p.error("--weight-decay takes a finite number, 0 or more (AdamW's decoupled decay)")
 
     import torch
 
@@ -677,7 +702,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     print(json.dumps({"pool": len(CLASSES) * len(styles) * args.variants, "styles": styles}), flush=True)
     model = build_model((widths[0], widths[1], widths[2])).to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    opt = optimizer(model, lr=args.lr, weight_decay=args.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     if args.init is not None:
@@ -749,7 +774,7 @@ def main(argv: list[str] | None = None) -> int:
         "recipe": {
             "steps": args.steps,
             "batch": args.batch,
-            "optimizer": "AdamW wd=1e-4",
+            "optimizer": optimizer_text(args.weight_decay),
             "lr": args.lr,
             "schedule": "OneCycle pct_start=0.15",
             "label_smoothing": 0.05,

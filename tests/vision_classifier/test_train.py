@@ -231,3 +231,30 @@ def test_a_wider_network_can_start_from_the_shipped_model_and_reads_as_it_does()
     assert (as_wide.argmax(1) == as_narrow.argmax(1)).all()
     assert np.abs(as_wide - as_narrow).max() < 1e-3 * np.abs(as_narrow).max()
     assert wide.features[4][0].weight.shape[0] == 384
+
+
+@pytest.mark.parametrize("decay", ["-0.1", "nan", "inf"])
+def test_a_weight_decay_that_is_not_a_finite_non_negative_number_is_refused(
+    decay: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision import train
+
+    with pytest.raises(SystemExit):
+        train.main([f"--weight-decay={decay}"])
+    assert "--weight-decay takes a finite number, 0 or more" in capsys.readouterr().err
+
+
+def test_the_weight_decay_reaches_the_optimizer_and_the_card(tmp_path: Path) -> None:
+    """``--weight-decay`` (AdamW's decoupled decay, default 1e-4: every committed stage's) is the decay the
+    optimizer runs with, and the card's ``recipe.optimizer`` names it as the committed cards do ("AdamW wd=1e-4")."""
+    pytest.importorskip("torch", reason="torch is only in the training venv (pip install -e .[train])")
+    from vision import train
+
+    assert train.parser().parse_args([]).weight_decay == 1e-4
+    assert train.optimizer_text(1e-4) == "AdamW wd=1e-4"  # the committed cards' text, unchanged
+    out = tmp_path / "model"
+    argv = ["--out", str(out), "--steps", "2", "--batch", "8", "--variants", "1", "--eval-per-class", "1"]
+    assert train.main([*argv, "--real", "none", "--size", "40", "--no-quantize", "--weight-decay", "0.05"]) == 0
+    assert json.loads((out / "tile_classifier.json").read_text())["recipe"]["optimizer"] == "AdamW wd=5e-2"
+    model = train.build_model((8, 16, 32))
+    assert [g["weight_decay"] for g in train.optimizer(model, lr=1e-3, weight_decay=0.3).param_groups] == [0.3]
