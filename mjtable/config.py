@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.engine.events import repeated_name
 from firmware_bridge.panel_config import PanelTableConfig
 from hw.panel import PanelPinout, SeatPinout
 
@@ -195,6 +196,10 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     players = t.get("players", list, list(TableConfig().players))
     if len(players) != 4 or not all(isinstance(p, str) and p.strip() for p in players):
         raise ConfigError(f"{t.where('players')} must list 4 non-empty names, got {players!r}")
+    twice = repeated_name(players)
+    if twice is not None:
+        raise ConfigError(f"{t.where('players')} names {twice!r} twice; records and standings credit players by "
+                          "name, so each needs one of its own")
     table_id = t.get("id", str, "table-1")
     if not 1 <= len(table_id) <= 32 or not all(c.isascii() and (c.isalnum() or c in "-_") for c in table_id):
         raise ConfigError(f"{t.where('id')} must be 1-32 letters, digits, '-' or '_' (it is an MQTT topic level); "

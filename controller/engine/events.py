@@ -8,6 +8,7 @@ rejection, not a crash.  ``to_json()`` / :func:`event_from_json` round-trip ever
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -31,6 +32,17 @@ class Event:
 
 
 # --- session and table --------------------------------------------------------------------------------
+
+
+def repeated_name(players: Sequence[str]) -> str | None:
+    """The first of ``players`` whose name another one repeats (ignoring case and surrounding spaces), else None."""
+    seen: set[str] = set()
+    for name in players:
+        key = name.strip().casefold()
+        if key in seen:
+            return next(p.strip() for p in players if p.strip().casefold() == key)
+        seen.add(key)
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)

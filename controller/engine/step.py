@@ -29,6 +29,7 @@ from controller.engine.events import (
     RefereeCommand,
     SessionStart,
     TableBuilt,
+    repeated_name,
 )
 from controller.engine.ext import ext_of
 from controller.engine.query import is_seat
@@ -49,6 +50,9 @@ def start_session(ev: SessionStart) -> tuple[GameState, tuple[Effect, ...]]:
         raise ValueError(str(exc)) from exc
     if len(ev.players) != 4:
         raise ValueError("a session needs four players")
+    twice = repeated_name(ev.players)
+    if twice is not None:
+        raise ValueError(f"the session names {twice!r} twice: records and standings credit players by name")
     for name, _ in ev.timer_overrides:
         if name not in TIMER_OVERRIDE_NAMES:
             raise ValueError(f"unknown timer {name!r}; known: {', '.join(TIMER_OVERRIDE_NAMES)}")

@@ -28,6 +28,9 @@ def test_example_config_is_valid_and_matches_defaults() -> None:
     ({"table": {"hands": "16"}}, "table.hands must be int"),
     ({"table": {"hands": 0}}, r"table.hands must be within \[1, 64\]"),
     ({"table": {"players": ["a", "b", "c"]}}, "4 non-empty names"),
+    # records, standings and displays credit each player by name: two alike would swap their points
+    ({"table": {"players": ["Li", "Wu", " Li", "Zhao"]}}, "table.players names 'Li' twice"),
+    ({"table": {"players": ["Li", "Wu", "li", "Zhao"]}}, "table.players names 'Li' twice"),
     ({"table": {"id": "table/1"}}, "MQTT topic level"),
     ({"serial": {"baud": True}}, "serial.baud must be int"),
     ({"camera": {"source": "webcam"}}, "camera.source must be picamera2"),

@@ -1,0 +1,29 @@
+"""A session's four players: records, standings and displays credit each by name, so the names must differ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.engine.events import SessionStart
+from controller.engine.step import start_session
+from controller.journal import JournaledTable
+
+
+@pytest.mark.parametrize("players", [("Li", "Wu", "Li", "Zhao"), ("Li", "Wu", "li ", "Zhao")])
+def test_two_players_of_one_name_are_refused_before_anything_is_journaled(
+    tmp_path: Path, players: tuple[str, ...]
+) -> None:
+    start = SessionStart(id="s", at_s=0.0, rules="mcr-2006", players=players)
+    with pytest.raises(ValueError, match="'Li' twice"):
+        start_session(start)
+    path = tmp_path / "t.journal.jsonl"
+    with pytest.raises(ValueError, match="'Li' twice"):
+        JournaledTable(path, start)
+    assert not path.exists() or path.read_text() == ""
+
+
+def test_four_names_that_differ_start_a_session() -> None:
+    state, _ = start_session(SessionStart(id="s", at_s=0.0, rules="mcr-2006", players=("Li", "Wu", "Lin", "Zhao")))
+    assert state.session.players == ("Li", "Wu", "Lin", "Zhao")
