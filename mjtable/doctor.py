@@ -261,7 +261,32 @@ def check_data_dir(cfg: Config) -> Check:
                          f"'mjtable journal check {journal}'")
         if not tail_ok:
             detail += " (torn last line from a power cut: it will be dropped on resume)"
+        session = _journal_session(cfg, [ln.record for ln in lines if ln.record is not None])
+        if session is not None:
+            problem, said = session
+            if problem:
+                return Check("data_dir", "fail", detail + f"; {said}")
+            detail += f"; {said}"
     return Check("data_dir", "warn" if free_mb < 200 else "ok", detail)
+
+
+def _journal_session(cfg: Config, records: list[Any]) -> tuple[bool, str] | None:
+    """What the service will do with the journal's session at start (``mjtable.service.session_journal``):
+    (a problem, the words), or None when its events cannot be replayed here (the service reports that)."""
+    from controller.engine.events import event_from_json
+    from controller.engine.state import Phase
+    from controller.journal import JournalError, fold
+    from mjtable.service.session_journal import mismatch
+
+    try:
+        state = fold([event_from_json(r.event) for r in records if r.rec == "event"])
+    except (JournalError, ValueError, KeyError, TypeError):
+        return None
+    if state.phase is Phase.SESSION_OVER:
+        return False, ("its session is over: at start the service keeps it aside (once its public events are all "
+                       "out) and starts the configured session")
+    problem = mismatch(cfg, state)
+    return (True, problem) if problem else (False, "the service resumes its unfinished session")
 
 
 def check_service_health(cfg: Config, now_s: float) -> Check:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.engine.events import SessionStart
-from controller.journal import JournaledTable, JournalError
+from controller.journal import JournalError
 from firmware_bridge.session import LinkTiming
 from hw.backend import PinBackend
 from hw.factory import open_backend
@@ -40,6 +40,7 @@ from mjtable.service.mcu import LinkFactory, McuPart, WallReader, panel_link_fac
 from mjtable.service.notify import Notifier, SystemdNotifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart, ObservationSource
 from mjtable.service.runner import TableService
+from mjtable.service.session_journal import open_table
 from mjtable.snapshots import SnapshotStore
 
 LOGGER = logging.getLogger("mjtable.service")
@@ -78,7 +79,14 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
     inj = injected or Injected()
     health = Health(cfg.table.data_dir / f"{cfg.table.id}.health.json", clock=inj.clock)
     cfg.table.data_dir.mkdir(parents=True, exist_ok=True)
-    table = JournaledTable(cfg.journal_path, session_start(cfg, inj.clock(), **inj.session_extra))
+    # the outbox also says whether a finished session's public events are all out (session_journal)
+    ledger = Outbox(cfg.table.data_dir / f"{cfg.table.id}.outbox.sqlite") if inj.publisher is None else None
+    try:
+        table = open_table(cfg, session_start(cfg, inj.clock(), **inj.session_extra), ledger)
+    except BaseException:
+        if ledger is not None:
+            ledger.close()
+        raise
     notifier = inj.notifier or SystemdNotifier()
     service_ref: list[TableService] = []
 
@@ -119,10 +127,9 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
 
     topics = TableTopics(cfg.table.id)
     publisher = inj.publisher
-    ledger: Outbox | None = None
     if publisher is None:
+        assert ledger is not None  # opened above whenever no publisher is injected
         password = Path(cfg.mqtt.password_file).read_text().strip() if cfg.mqtt.password_file else None
-        ledger = Outbox(cfg.table.data_dir / f"{cfg.table.id}.outbox.sqlite")
         paho = PahoPublisher(
             cfg.mqtt.host, cfg.mqtt.port, f"mjtable-{cfg.table.id}", outbox=ledger,
             will=status_message(topics, "offline"), online=status_message(topics, "online"),
