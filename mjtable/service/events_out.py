@@ -3,7 +3,13 @@
 Only what every player at the table can see: discards, claims, flowers, kongs (a concealed kong without its face),
 buttons, dice, faults and referee actions.  Camera observations (``hand_seen`` is referee-only), the wall's faces
 (``table_built``) and referee-only alert data never appear; the MQTT guard (``mjtable.mqtt.guard``) checks every payload
-again before it is published.  Hand results and the game end are derived by ``TableChannel`` from the views.  Pure.
+again before it is published.  Hand results and the game end are derived by ``TableChannel`` from the views.
+
+Sichuan 定缺 from the seat panels (``controller.engine.ext_sichuan``): a *call* press steps the seat's hidden choice
+m -> p -> s, so how often a seat pressed it is its missing suit.  During the ``void`` phase a *call* press is no
+public event, and a step that changed nothing else the public sees (:func:`hidden_step`) is not published at all:
+:class:`PublicSeq` numbers the public state and the public event ids without those steps until the choices are
+turned up together.  Putting the choice down (*pass*) stays public, as ``void_chosen`` in the view does.  Pure.
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ from controller.engine.events import (
     RefereeCommand,
     TableBuilt,
 )
-from controller.engine.state import GameState
+from controller.engine.state import GameState, Phase
+
+VOID = str(Phase.VOID)
 
 
 def public_event(ev: Event, fx: tuple[Effect, ...], before: GameState | None = None
@@ -55,7 +63,8 @@ def public_event(ev: Event, fx: tuple[Effect, ...], before: GameState | None = N
     elif isinstance(ev, ConcealedKong | DeclareWin):
         out.append((ev.type, {"seat": ev.seat}))
     elif isinstance(ev, ButtonPressed):
-        out.append(("button", {"seat": ev.seat, "button": ev.button}))
+        if not (before is not None and void_call(ev, str(before.phase))):  # its count is the seat's hidden 定缺
+            out.append(("button", {"seat": ev.seat, "button": ev.button}))
     elif isinstance(ev, DiceRolled):
         out.append(("dice_rolled", {"dice": list(ev.dice), "source": ev.source}))
     elif isinstance(ev, TableBuilt):
@@ -79,6 +88,45 @@ def public_event(ev: Event, fx: tuple[Effect, ...], before: GameState | None = N
             out.append(("infraction", {k: v for k, v in e.infraction.items() if k in
                                        ("id", "seat", "kind", "points", "status")}))
     return out
+
+
+def void_call(ev: Event | None, phase: str) -> bool:
+    """A *call* press in the 定缺 phase: it steps the seat's hidden choice (m -> p -> s -> m)."""
+    return isinstance(ev, ButtonPressed) and ev.button == "call" and phase == VOID
+
+
+def hidden_step(ev: Event | None, before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
+    """True for an accepted step the public must not notice at all: a 定缺 *call* press (:func:`void_call`) after
+    which the public view (``controller.views.public_view``; ``before`` and ``after`` the step) is the same but for
+    its ``seq``.  A press that also fired a due timer changed the view: that step is published (as a clock tick's
+    would be), only not the press."""
+    if before is None or not void_call(ev, str(before.get("phase"))):
+        return False
+    return _unnumbered(before) == _unnumbered(after)
+
+
+class PublicSeq:
+    """The public number of an engine step (the public state's ``seq``, the ``<game>:<seq>:<k>`` event ids): the
+    engine's ``seq`` less the hidden steps (:func:`hidden_step`) of the 定缺 phase in progress, so counting steps
+    tells nobody how often a seat pressed *call*.  Once the phase is over the choices are public and the numbers are
+    the engine's again.  Deterministic: a resumed service replays its journal through :meth:`account`."""
+
+    def __init__(self) -> None:
+        self.hidden = 0
+
+    def account(self, phase: str, hidden: bool) -> None:
+        """One accepted step: the phase after it and whether it was a :func:`hidden_step`."""
+        if phase != VOID:
+            self.hidden = 0
+        elif hidden:
+            self.hidden += 1
+
+    def __call__(self, seq: int) -> int:
+        return seq - self.hidden
+
+
+def _unnumbered(view: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in view.items() if k != "seq"}
 
 
 def _camera_action(ev: CameraObserved, before: GameState | None) -> Event | None:

@@ -4,7 +4,8 @@
 * :class:`ServiceIndicators` -> :class:`mjtable.service.parts.GpioPart` (turn LEDs, buzzer);
 * :class:`ServicePublisher` -> :class:`mjtable.mqtt.channel.TableChannel` (views, timers, public events,
   alerts and infractions; ids are deterministic per engine ``seq`` so a resumed service republishing after a crash
-  produces duplicates the recorder drops, never new events);
+  produces duplicates the recorder drops, never new events; a Sichuan 定缺 *call* press is published nowhere
+  public and counted in no public number: :class:`mjtable.service.events_out.PublicSeq`);
 * :class:`InboxTimers` -> a due timer queues a ``ClockTick`` on the service inbox (one order for every input).
 
 All called on the service loop.
@@ -14,17 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from controller.engine.effects import McuCommand
-from controller.engine.events import Event, event_from_json
-from controller.engine.state import GameState
-from controller.engine.step import step
-from controller.journal import JournaledTable, fold
+from controller.engine.effects import McuCommand, Rejected
+from controller.engine.events import Event, SessionStart, event_from_json
+from controller.engine.state import GameState, Phase
+from controller.engine.step import start_session, step
+from controller.journal import JournaledTable, JournalError, Record
+from controller.views import public_view
 from mjtable.mqtt.channel import TableChannel
 from mjtable.mqtt.outbox import glob_literal
-from mjtable.service.events_out import public_event
+from mjtable.service.events_out import PublicSeq, hidden_step, public_event, void_call
 from mjtable.service.mcu import McuPart
 from mjtable.service.parts import GpioPart
 
@@ -57,21 +59,35 @@ class ServiceIndicators:
 
 
 class ServicePublisher:
-    """Args: channel: None publishes nothing (tests); changed: set after every published state."""
+    """Args: channel: None publishes nothing (tests); changed: set after every published state.
+
+    ``event`` is the input being stepped (the service sets it; None: a step of the shell's own, e.g. the tick after a
+    resume); ``numbering`` the public numbers of the steps (:class:`PublicSeq`)."""
 
     def __init__(self, channel: TableChannel | None, changed: asyncio.Event) -> None:
         self.channel = channel
         self.changed = changed
         self.event: Event | None = None
+        self.numbering = PublicSeq()
+        self._view: dict[str, Any] | None = None  # the engine's last public view, as given
         self._seq = 0
         self._fx_count = 0
 
     async def publish_state(self, public: dict[str, Any], referee: dict[str, Any]) -> None:
-        self._seq = int(public.get("seq", self._seq))
-        self._fx_count = 0
+        """After every accepted step.  A hidden step (a 定缺 *call* press, :func:`hidden_step`) publishes nothing:
+        its public documents would only differ by the ``seq`` it took (and the referee view shows no more)."""
+        before, self._view = self._view, public
+        hidden = hidden_step(self.event, before, public)
+        self.numbering.account(str(public.get("phase")), hidden)
         self.changed.set()
+        if hidden:
+            return
+        self._seq = self.numbering(int(public.get("seq", self._seq)))
+        self._fx_count = 0
         if self.channel is None:
             return
+        if public.get("seq") != self._seq:
+            public = {**public, "seq": self._seq}
         self.channel.publish_state(public, referee)
         self.channel.publish_timers(list(public.get("timers", [])))
 
@@ -84,13 +100,16 @@ class ServicePublisher:
         self._fx_count += 1
         self.channel.publish_effect(effect, event_id=f"{self.channel.game_id}:{self._seq}:fx{self._fx_count}")
 
-    def publish_events(self, pairs: list[tuple[str, dict[str, Any]]], seq: int, ts_s: float) -> None:
-        """The public form of one accepted input event (see :func:`mjtable.service.events_out.public_event`)."""
+    def publish_events(self, pairs: list[tuple[str, dict[str, Any]]], seq: int, ts_s: float,
+                       public_seq: int | None = None) -> None:
+        """The public form of one accepted input event (see :func:`mjtable.service.events_out.public_event`); ``seq``
+        is the engine's (the journal's ``n``), ``public_seq`` its public number for the ids (default: ``seq``)."""
         if self.channel is None:
             return
+        n = seq if public_seq is None else public_seq
         for k, (kind, data) in enumerate(pairs):
             try:
-                self.channel.publish_event(kind, data, event_id=f"{self.channel.game_id}:{seq}:{k}", ts_s=ts_s)
+                self.channel.publish_event(kind, data, event_id=f"{self.channel.game_id}:{n}:{k}", ts_s=ts_s)
             except Exception:  # a schema/guard refusal must never stop the referee
                 LOGGER.exception("publishing %s at seq %d failed", kind, seq)
         ledger = self.channel.ledger
@@ -118,19 +137,49 @@ def republish_unconfirmed(table: JournaledTable, publisher: ServicePublisher) ->
     if not records:
         return 0
     after = int(mark) if mark is not None else records[-1].n - 1
-    todo = [r for r in records if r.n > after]
-    if not todo:
+    if records[-1].n <= after:
         return 0
-    before: GameState | None = fold([event_from_json(r.event) for r in records if r.n < todo[0].n]) \
-        if todo[0].n > 1 else None
-    for r in todo:
-        ev = event_from_json(r.event)
-        if before is None:
-            before = fold([ev])
+    todo = 0
+    for r, ev, before, public_seq in replay_public(records):
+        if r.n <= after or before is None:
             continue
-        publisher.publish_events(public_event(ev, (), before), r.n, ev.at_s)
-        before = step(before, ev)[0]
-    return len(todo)
+        todo += 1
+        publisher.publish_events(public_event(ev, (), before), r.n, ev.at_s, public_seq)
+    return todo
+
+
+def replay_public(records: list[Record]) -> Iterator[tuple[Record, Event, GameState | None, int]]:
+    """Fold accepted journal records (``session_start`` first; ``controller.journal.fold``) as the live service
+    stepped them: each with its event, the state before it (None for the ``session_start``) and its public number
+    (:class:`PublicSeq`)."""
+    numbering = PublicSeq()
+    state: GameState | None = None
+    for r in records:
+        ev = event_from_json(r.event)
+        before = state
+        if before is None:
+            if not isinstance(ev, SessionStart):
+                raise JournalError("a journal starts with a session_start event")
+            state = start_session(ev)[0]
+        else:
+            state, fx = step(before, ev)
+            if fx and isinstance(fx[0], Rejected):
+                raise JournalError(f"journaled event {ev.id} is rejected on replay: {fx[0].reason}")
+        hidden = before is not None and void_call(ev, str(before.phase)) and \
+            hidden_step(ev, public_view(before), public_view(state))
+        numbering.account(str(state.phase), hidden)
+        yield r, ev, before, numbering(r.n)
+
+
+def hidden_now(table: JournaledTable) -> int:
+    """How many hidden steps the public numbers of ``table``'s (resumed) state leave out (:class:`PublicSeq`): 0
+    outside the 定缺 phase; in it, the journal is folded again to count them."""
+    if table.state.phase is not Phase.VOID:
+        return 0
+    hidden = 0
+    for r, _, _, public_seq in replay_public([r for r in table.journal.records if r.rec == "event"]):
+        hidden = r.n - public_seq
+    return hidden
 
 
 class InboxTimers:

@@ -40,6 +40,7 @@ from mjtable.service.ports import (
     ServiceIndicators,
     ServiceMcuPort,
     ServicePublisher,
+    hidden_now,
     republish_unconfirmed,
 )
 
@@ -203,6 +204,7 @@ class TableService:
         if self.table.resumed:
             LOGGER.info("resumed from the journal at seq %d, phase %s", st.seq, st.phase,
                         extra={"seq": st.seq, "phase": str(st.phase)})
+            self.publisher.numbering.hidden = hidden_now(self.table)  # 定缺 presses stay uncounted in public
         await self.shell.resume()
         if self.table.resumed:
             self._republish_unconfirmed()
@@ -269,7 +271,10 @@ class TableService:
         ev = item.event
         before = self.table.state
         self.publisher.event = ev
-        fx = await self.shell.submit(ev)  # journaled and fsynced, then effects executed and views published
+        try:
+            fx = await self.shell.submit(ev)  # journaled and fsynced, then effects executed and views published
+        finally:
+            self.publisher.event = None
         if fx and isinstance(fx[0], Rejected):
             self.stats.rejected += 1
             reason = fx[0].reason
@@ -283,7 +288,8 @@ class TableService:
             self.stats.accepted += 1
             if item.on_done is not None:
                 item.on_done(None)
-            self.publisher.publish_events(public_event(ev, (), before), self.table.state.seq, ev.at_s)
+            seq = self.table.state.seq
+            self.publisher.publish_events(public_event(ev, (), before), seq, ev.at_s, self.publisher.numbering(seq))
             if before.paused and not self.table.state.paused:
                 self._reissue_table_work()
         for listener in list(self.listeners):
