@@ -1,9 +1,11 @@
 """JSON views of the engine state for MQTT, displays, the recorder and the demo.
 
 * :func:`public_view` — ``mjtable.public_state/1``: what a spectator may see.  It never contains a concealed
-  tile: no standing tiles, no face-down kong faces, no drawn tile, no alert data.
+  tile: no standing tiles, no face-down kong faces, no drawn tile, no alert data, and no referee's own words
+  (a penalty's or a dead hand's reason).
 * :func:`referee_view` — ``mjtable.referee_state/1``: the same plus, per seat, ``concealed`` (codes, or None
-  when the engine does not know them all: partial information) and ``waits`` with fan totals.
+  when the engine does not know them all: partial information), ``waits`` with fan totals and ``dead_reason``,
+  and each infraction's ``referee_note``.
 
 Both are pure functions of the state, called by the shell after each accepted step (asyncio loop thread).
 The shapes are fixed by the JSON Schemas in mjtable/schemas/ (public_state, referee_state).
@@ -25,7 +27,7 @@ from controller.engine.query import (
 )
 from controller.engine.registry import ruleset_for
 from controller.engine.session import result_json
-from controller.engine.state import WIND_LETTERS, GameState, HandState, MeldRec, Phase, SeatState
+from controller.engine.state import WIND_LETTERS, GameState, HandState, Infraction, MeldRec, Phase, SeatState
 from mjtable.tiles import Hand, MeldKind, Tile
 
 PUBLIC_SCHEMA = "mjtable.public_state/1"
@@ -114,7 +116,7 @@ def public_view(state: GameState, table_id: str | None = None) -> dict[str, Any]
         "claim_window": ({"discard_seat": claim.discard_seat, "tile": claim.tile.code, "deadline_s": claim.deadline_s}
                          if claim is not None else None),
         "result": _result_json(state),
-        "infractions": [i.to_json() for i in state.infractions[-RECENT:]],
+        "infractions": [i.public_json() for i in state.infractions[-RECENT:]],  # no referee's note
         "alerts": [{"id": a.id, "kind": a.kind, "message": a.message, "open": a.open, "at_s": a.at_s}
                    for a in state.alerts[-RECENT:]],
     }
@@ -128,6 +130,7 @@ def referee_view(state: GameState, table_id: str | None = None, *, with_waits: b
     view["schema"] = REFEREE_SCHEMA
     hand = state.hand
     view["alerts"] = [a.to_json() for a in state.alerts[-RECENT:]]
+    view["infractions"] = [_referee_infraction(i) for i in state.infractions[-RECENT:]]
     seats = []
     for seat in range(4):
         sj = _seat_json(state, hand, seat, reveal=True)
@@ -138,13 +141,23 @@ def referee_view(state: GameState, table_id: str | None = None, *, with_waits: b
         else:
             sj["concealed"] = [t.code for t in s.known]
             sj["waits"] = _waits(state, seat) if with_waits else []
-        sj["dead_reason"] = s.dead if s is not None else None
+        sj["dead_reason"] = (None if s is None or s.dead is None
+                             else f"{s.dead}: {s.dead_note}" if s.dead_note else s.dead)
         seats.append(sj)
     view["seats"] = seats
     if hand is not None:
         view["wall_known"] = bool(hand.wall)
     view.update(ext_of(state).view_extra(state, referee=True))  # rules extension: referee Sichuan/riichi extras
     return view
+
+
+def _referee_infraction(inf: Infraction) -> dict[str, Any]:
+    """An infraction for the referee: its ``referee_note`` (a referee's own words) also in the ``message`` the
+    referee display shows."""
+    doc: dict[str, Any] = inf.to_json()
+    if inf.note:
+        doc["message"] = f"{inf.message}: {inf.note}"
+    return doc
 
 
 def _waits(state: GameState, seat: int) -> list[dict[str, Any]]:

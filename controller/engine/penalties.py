@@ -17,8 +17,10 @@ def _with_seat(hand: HandState, seat: int, s: SeatState) -> HandState:
 
 
 def record(state: GameState, seat: int, kind: str, message: str, fx: list[Effect], *,
-           ladder: str | None = None, points: int = 0, status: str | None = None) -> GameState:
-    """Record an infraction by ``seat``.
+           ladder: str | None = None, points: int = 0, status: str | None = None,
+           note: str | None = None) -> GameState:
+    """Record an infraction by ``seat``.  ``message`` goes public (the engine's words); ``note``, a referee's free
+    text, stays the referee's (:class:`~controller.engine.state.Infraction`).
 
     ``ladder`` names the seat's per-hand counter to escalate (``"ladder"`` for claims, ``"timer_ladder"`` for
     overruns): the points come from the ruleset's ladder (warning, 5, 10, 20, ...) and the counter resets each
@@ -38,7 +40,7 @@ def record(state: GameState, seat: int, kind: str, message: str, fx: list[Effect
     hand_no = state.hand.hand_no + 1 if state.hand is not None else state.session.hand_no + 1  # 1-based, as shown
     inf = Infraction(id=f"inf-{len(state.infractions) + 1}", hand_no=hand_no, seat=seat,
                      player=state.session.players[p], player_index=p, kind=kind, points=points, status=status,
-                     message=message, at_s=state.now_s)
+                     message=message, at_s=state.now_s, note=note or None)
     state = replace(state, infractions=(*state.infractions, inf))
     if status == "applied" and points:
         state = deduct(state, p, points)

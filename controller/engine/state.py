@@ -94,7 +94,9 @@ class SeatState:
 
     ``known`` are the concealed tiles the engine knows (sorted); ``unknown`` how many more concealed tiles the
     seat holds that nobody has seen (partial information).  ``dead`` is the reason the seat lost the right to
-    win this hand (相公 / 停和陪打), or None.
+    win this hand (相公 / 停和陪打), or None: the engine's own words, which a false-win message may quote in public;
+    ``dead_note`` is the referee's free text for a ``dead_hand`` command (referee-only: views show it in the
+    referee's ``dead_reason``, never in public).
     """
 
     known: tuple[Tile, ...] = ()
@@ -103,6 +105,7 @@ class SeatState:
     flowers: tuple[Tile, ...] = ()
     pond: tuple[PondTile, ...] = ()
     dead: str | None = None
+    dead_note: str | None = None
     out: bool = False  # won and left play (Sichuan bloody battle: the hand goes on without him)
     ladder: int = 0  # laddered infractions this hand
     timer_ladder: int = 0  # turn-timer overruns this hand
@@ -162,7 +165,13 @@ class Timer:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Infraction:
-    """A recorded rule violation.  ``points`` deducted (0 = warning); ``status`` applied/proposed/waived."""
+    """A recorded rule violation.  ``points`` deducted (0 = warning); ``status`` applied/proposed/waived.
+
+    ``message`` is the engine's wording, shown in public (after the MQTT guard's redaction of tile words);
+    ``note`` is a referee's free text (an ``apply_penalty`` reason, or why a referee declared the seat dead): it is
+    the referee's alone -- :meth:`to_json` (the referee's events and view) carries it as ``referee_note``,
+    :meth:`public_json` never does.
+    """
 
     id: str
     hand_no: int
@@ -174,12 +183,21 @@ class Infraction:
     status: str
     message: str
     at_s: float
+    note: str | None = None
 
-    def to_json(self) -> dict[str, object]:
+    def public_json(self) -> dict[str, object]:
+        """What anyone may read: no referee note."""
         return {"id": self.id, "hand_no": self.hand_no, "seat": self.seat, "player": self.player,
                 "player_index": self.player_index, "kind": self.kind, "points": self.points, "status": self.status,
                 "message": self.message,
                 "at_s": self.at_s}
+
+    def to_json(self) -> dict[str, object]:
+        """The referee's form: :meth:`public_json` plus ``referee_note`` when the referee gave words."""
+        doc = self.public_json()
+        if self.note is not None:
+            doc["referee_note"] = self.note
+        return doc
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -37,6 +37,9 @@ from controller.engine.registry import UnknownRules, ruleset_for
 from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, EngineConfig, GameState, PenaltyMode, Phase, SessionState
 
+#: the public words of a referee's ``apply_penalty`` and ``dead_hand`` (the referee's own reason stays a note)
+REFEREE_PENALTY = "penalty by the referee"
+REFEREE_DEAD_HAND = "dead hand (相公) by the referee"
 RECENT_IDS = 512  # duplicate ids are caught among this many recent events (the journal checks all)
 TIMER_OVERRIDE_NAMES = ("opening_s", "flowers_s", "first_discard_s", "turn_s", "claim_s", "session_s",
                         "session_warning_s")
@@ -334,16 +337,18 @@ def _referee(state: GameState, ev: RefereeCommand, fx: list[Effect]) -> GameStat
                                         "waived" if cmd == "waive_penalty" else "applied")
         except KeyError as exc:
             raise Reject("unknown_infraction", f"no infraction {ev.infraction_id!r}") from exc
+    # a referee's free text (and the "referee <user>" the MQTT intake puts in its place) is the referee's alone: it
+    # is kept as a note (referee view and events, the journal has the event); the public words are the engine's
     if cmd == "apply_penalty":
         seat = _seat_of(ev)
-        return penalties.record(state, seat, "referee", ev.reason or "referee penalty", fx,
-                                points=int(ev.points or 0), status="applied")
+        return penalties.record(state, seat, "referee", REFEREE_PENALTY, fx, points=int(ev.points or 0),
+                                status="applied", note=ev.reason)
     if cmd == "dead_hand":
         _need_hand(state)
         seat = _seat_of(ev)
         hand = state.hand
         assert hand is not None
-        s = replace(hand.seats[seat], dead=ev.reason or "dead hand (相公) by the referee")
+        s = replace(hand.seats[seat], dead=REFEREE_DEAD_HAND, dead_note=ev.reason or None)
         return replace(state, hand=procedure.with_seat(hand, seat, s))
     if cmd == "correct_tile":
         return _correct_tile(state, ev)

@@ -196,6 +196,12 @@ def self_draw_win(state: GameState, seat: int, codes: tuple[str, ...], win_code:
     return false_win(state, seat, check, fx)
 
 
+def _dead_note(state: GameState, seat: int) -> str | None:
+    """The referee's words on why ``seat`` is dead (``SeatState.dead_note``; referee-only), if any."""
+    hand = state.hand
+    return hand.seats[seat].dead_note if hand is not None else None
+
+
 def false_win(state: GameState, seat: int, check: WinCheck, fx: list[Effect]) -> GameState:
     """错和 / 诈和: pay 10 or 20 to each, lose the right to win, keep playing [000:L801-804; 004:L459-460]."""
     rules = ruleset_of(state)
@@ -203,9 +209,10 @@ def false_win(state: GameState, seat: int, check: WinCheck, fx: list[Effect]) ->
     pay = rules.false_win_payments(kind, seat)
     from controller.engine.session import add_scores
 
+    dead_note = _dead_note(state, seat) if kind == FalseWinKind.DEAD_HAND else None
     state = add_scores(state, pay)
     state = penalties.record(state, seat, f"false_win_{kind}", f"false win ({kind}): {check.reason}; "
-                             f"pays {-pay[seat]}", fx, status="applied")
+                             f"pays {-pay[seat]}", fx, status="applied", note=dead_note)
     if rules.disqualifies(kind):
         state = penalties.record(state, seat, "disqualified", "intentional false win (有意诈和) [000:L804]", fx,
                                  status="proposed")

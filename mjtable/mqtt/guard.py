@@ -3,7 +3,8 @@
 :func:`check_public` walks a JSON document about to go to a public topic (public state, timers, status,
 events, the spectator mirror) and raises :class:`HiddenInformationError` if it finds
 
-* a key that only referee documents have (``concealed``, ``waits``, ``wall``, ``dead_wall``, ``drawn``),
+* a key that only referee documents have (``concealed``, ``waits``, ``wall``, ``dead_wall``, ``drawn``, a
+  referee's own words: an infraction's ``referee_note``, a seat's ``dead_reason``),
 * a ``referee_state`` schema tag,
 * a concealed kong whose ``tiles`` are not ``null`` (it lies face down) while the hand is running -- once a
   state document shows the hand's ``result``, the hands are shown and so are the kongs --, or
@@ -25,10 +26,11 @@ import re
 from typing import Any
 
 FORBIDDEN_KEYS = frozenset({"concealed", "waits", "wall", "dead_wall", "drawn", "hand_tiles", "void_tiles", "furiten",
-                            "tenpai", "observation", "detail"})
-#: a tile or a run of tiles in words: ``5p``, ``0m``, ``123m``, ``7z``, ``[555p]`` (also ``5s`` meant as seconds:
-#: conservative, such words are redacted too)
-TILE_WORD = re.compile(r"(?<![A-Za-z0-9])[0-9]+[mpsz](?![A-Za-z0-9])")
+                            "tenpai", "observation", "detail", "referee_note", "dead_reason"})
+#: a tile or a run of tiles in words: ``5p``, ``0m``, ``123m``, ``7z``, ``[555p]``, and codes written together: a
+#: compact hand ``123m456p789s1122z``, ``5p5p`` (also ``5s`` meant as seconds: conservative, such words are
+#: redacted too); a code glued to a letter on either side is a word, not a tile (``5pm``, ``L45``)
+TILE_WORD = re.compile(r"(?<![A-Za-z0-9])(?:[0-9]+[mpsz])+(?![A-Za-z0-9])")
 #: event types whose data describe an alert, an infraction or a rejection (public form: kind and seat only)
 REPORT_EVENTS = frozenset({"alert", "infraction", "rejected", "referee"})
 ALERT_PUBLIC_KEYS = ("id", "kind", "seat", "open", "at_s")

@@ -181,7 +181,8 @@ def test_referee_dead_hand_command_takes_away_the_right_to_win() -> None:
     t = Table()
     t.deal(TWO_WINNERS_HANDS)  # seats 1 and 3 both wait on 5p
     t.ok("referee", command="dead_hand", seat=1, reason="wrong tile count (相公)")
-    assert t.seat(1).dead == "wrong tile count (相公)"
+    assert t.seat(1).dead == "dead hand (相公) by the referee"  # public words; the referee's own stay his
+    assert t.seat(1).dead_note == "wrong tile count (相公)"
     assert t.rejected("referee", command="dead_hand", seat=7).reason == "bad_seat"
     t.ok("discard", seat=0, tile="5p")
     t.ok("claim", seat=1, kind="win")

@@ -69,3 +69,39 @@ def test_views_match_area7_schemas(name: str) -> None:
     for state in _states(seed=6, hands=2)[::7]:
         view = public_view(state) if name == "public_state" else referee_view(state, with_waits=False)
         schemas.validate(name, view)
+
+
+def test_a_referees_words_stay_in_the_referee_view() -> None:
+    """A penalty's and a dead hand's free-text reason are the referee's: the public view says what happened in
+    neutral words (kind, player, points; "penalty by the referee"), the referee view keeps the words.  Before: the
+    public view's infraction message was the reason itself."""
+    from controller.engine.effects import InfractionEffect
+    from tests.engine.engine_helpers import TWO_WINNERS_HANDS, Table, pass_all
+
+    t = Table()
+    t.deal(TWO_WINNERS_HANDS)
+    fx = t.ok("referee", command="apply_penalty", seat=2, points=10, reason="showed his hand 123m456p to seat 3")
+    (effect,) = [e for e in fx if isinstance(e, InfractionEffect)]
+    assert effect.infraction["message"] == "penalty by the referee"
+    assert effect.infraction["referee_note"] == "showed his hand 123m456p to seat 3"  # referee/events: in full
+    t.ok("referee", command="apply_penalty", seat=0, points=5)  # no reason: nothing to keep
+    t.ok("referee", command="dead_hand", seat=1, reason="argued after a wrong tile count")
+    public = public_view(t.state)
+    assert [i["message"] for i in public["infractions"]] == ["penalty by the referee"] * 2
+    assert public["seats"][1]["dead"] is True
+    assert not any("123m" in s or "argued" in s for s in _strings(public)) and "referee_note" not in str(public)
+    referee = referee_view(t.state, with_waits=False)
+    assert referee["infractions"][0]["message"] == "penalty by the referee: showed his hand 123m456p to seat 3"
+    assert referee["infractions"][0]["referee_note"] == "showed his hand 123m456p to seat 3"
+    assert referee["infractions"][1]["message"] == "penalty by the referee" and "referee_note" not in \
+        referee["infractions"][1]
+    assert referee["seats"][1]["dead_reason"] == "dead hand (相公) by the referee: argued after a wrong tile count"
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("claim", seat=1, kind="win")  # the dead seat's call: a false win, worded without the referee's words
+    pass_all(t)
+    false_win = t.state.infractions[-1]
+    assert false_win.kind == "false_win_dead_hand" and "argued" not in false_win.message
+    assert false_win.message.startswith("false win (dead_hand): seat 1 has lost the right to win: dead hand (相公) "
+                                        "by the referee")
+    assert false_win.note == "argued after a wrong tile count"
+    assert "argued" not in json.dumps(public_view(t.state), ensure_ascii=False)

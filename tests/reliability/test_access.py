@@ -191,6 +191,76 @@ def test_a_referee_reason_never_reaches_the_public_stream() -> None:
     assert "5p" not in json.dumps(pairs)
 
 
+def test_a_referees_penalty_words_and_user_name_never_reach_the_hall(installed: Installed) -> None:
+    """Issue 19.9 through the installed broker: referee1 applies a penalty without a reason (the table words it
+    ``referee referee1``), referee2 one whose reason quotes a hand, and a dead hand with a reason; the hall display
+    (display role, every topic it may read) sees each infraction's kind, player and points in neutral words, never
+    the reasons or a referee's user name; a referee reads them in full on the referee state."""
+    from controller.engine.events import event_from_json
+    from controller.engine.step import step
+    from controller.views import public_view, referee_view
+    from mjtable.mqtt.channel import TableChannel
+    from mjtable.mqtt.commands import engine_event_json
+    from tests.engine.engine_helpers import TWO_WINNERS_HANDS, Table
+
+    reason, dead = "showed his hand 123m456p789s1122z to seat 3", "argued with the referee"
+    table = PahoPublisher("127.0.0.1", installed.port, "mjtable-T1", username="table-T1", password=PASSWORD).start()
+    got: list[Command] = []
+    endpoint = CommandEndpoint("T1", table, got.append).start()
+    assert table.wait_connected(10)
+    hall: list[tuple[str, str]] = []
+    referee: list[tuple[str, str]] = []
+    display, _ = _client(installed.port, "hall-display", "hall-display")
+    display.on_message = lambda _c, _u, m: hall.append((m.topic, m.payload.decode()))
+    display.subscribe("mjtable/v1/#", qos=1)
+    watcher, _ = _client(installed.port, "referee2", "referee2")
+    watcher.on_message = lambda _c, _u, m: referee.append((m.topic, m.payload.decode()))
+    watcher.subscribe("mjtable/v1/table/T1/referee/#", qos=1)
+    time.sleep(0.5)
+    topics = endpoint.topics
+    r1, _ = _client(installed.port, "referee1", "referee1")
+    r2 = watcher
+    sent = [(r1, "referee1", {"id": "c1", "command": "apply_penalty", "seat": 2, "points": 10}),
+            (r2, "referee2", {"id": "c2", "command": "apply_penalty", "seat": 0, "points": 5, "reason": reason}),
+            (r2, "referee2", {"id": "c3", "command": "dead_hand", "seat": 1, "reason": dead})]
+    for client, user, doc in sent:
+        client.publish(f"{topics.command}/{user}", json.dumps({"schema": "mjtable.command/1", **doc}),
+                       qos=1).wait_for_publish(5)
+    assert wait_until(lambda: len(got) >= 3)
+    assert [c.referee for c in got] == ["referee1", "referee2", "referee2"]
+    t = Table()
+    t.deal(TWO_WINNERS_HANDS)
+    channel = TableChannel("T1", table, game_id="g-access")
+    for cmd in got:  # what the table service does with each command (mjtable.service.parts)
+        t.now_s += 0.5
+        t.state, fx = step(t.state, event_from_json(engine_event_json(cmd, t.now_s)))
+        for k, e in enumerate(fx):
+            channel.publish_effect(e.to_json(), event_id=f"g-access:{t.state.seq}:fx{k}")
+        channel.publish_state(public_view(t.state, "T1"), referee_view(t.state, "T1", with_waits=False))
+    t.ok("discard", seat=0, tile="5p")
+    t.ok("claim", seat=1, kind="win")  # the dead seat's call: a false win
+    channel.publish_state(public_view(t.state, "T1"), referee_view(t.state, "T1", with_waits=False))
+    channel.publish_event("marker", {})
+    assert wait_until(lambda: any('"marker"' in p for _, p in hall))
+    assert wait_until(lambda: sum(tp == topics.referee_state for tp, _ in referee) >= 4)
+    for c in (display, watcher, r1):
+        c.loop_stop()
+        c.disconnect()
+    table.close()
+    public = [p for tp, p in hall if "/referee/" not in tp]
+    assert public and len(public) == len(hall)
+    assert any(tp.startswith("mjtable/v1/spectator/") for tp, _ in hall)  # the mirror is checked too
+    infractions = [json.loads(p)["data"] for tp, p in hall if tp == topics.events and '"type":"infraction"' in p]
+    assert [(i["kind"], i["seat"], i["points"], i["message"]) for i in infractions[:2]] == [
+        ("referee", 2, 10, "penalty by the referee"), ("referee", 0, 5, "penalty by the referee")]
+    for text in public:
+        for secret in ("referee1", "referee2", "showed his hand", "123m456p", "argued"):
+            assert secret not in text, (secret, text)
+    full = "\n".join(p for tp, p in referee if tp == topics.referee_state)
+    for secret in ("referee referee1", reason, dead):
+        assert secret in full, secret
+
+
 def test_the_shared_display_password_goes_only_to_the_listed_hall_screens() -> None:
     import http.client
     import threading
