@@ -215,6 +215,7 @@ class RefereeCommand(Event):
     alert_id: str | None = None
     infraction_id: str | None = None
     seat: int | None = None
+    player: str | None = None  # the player the referee means at ``seat``: refused when another sits there now
     position: int | None = None
     tile: str | None = None
     points: int | None = None

@@ -32,7 +32,7 @@ from controller.engine.events import (
     repeated_name,
 )
 from controller.engine.ext import ext_of
-from controller.engine.query import is_seat
+from controller.engine.query import is_seat, player_index
 from controller.engine.registry import UnknownRules, ruleset_for
 from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, EngineConfig, GameState, PenaltyMode, Phase, SessionState
@@ -307,8 +307,20 @@ def _pause(state: GameState, fx: list[Effect]) -> GameState:
     return replace(state, paused=True, paused_at_s=state.now_s)
 
 
+def _check_player(state: GameState, ev: RefereeCommand) -> None:
+    """A command naming the ``player`` it means at ``seat``: refused when somebody else sits there now (seats
+    rotate between hands, and a display's form may have been filled in before the seating changed)."""
+    seat = _seat_of(ev)
+    now = state.session.players[player_index(state, seat)]
+    if now != ev.player:
+        raise Reject("bad_seat", f"seat {seat} is now {now}'s, not {ev.player}'s (the seating changed): "
+                                 "choose the player again")
+
+
 def _referee(state: GameState, ev: RefereeCommand, fx: list[Effect]) -> GameState:
     cmd = ev.command
+    if ev.player is not None:
+        _check_player(state, ev)
     if cmd == "pause":
         return _pause(state, fx)
     if cmd == "resume":

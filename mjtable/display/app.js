@@ -282,14 +282,25 @@ function renderLists(doc) {
     ...(referee && i.status === "proposed" ? [el("button", {text: "confirm", onclick: () => sendCommand({command: "confirm_penalty", infraction_id: i.id})})] : [])])));
 }
 
+// Seats rotate between hands: a picker keeps the PLAYER chosen (not the seat number) when the seating changes,
+// and the command names that player, so the engine refuses it if another sits at the seat by the time it lands.
 function renderSeatSelects(doc) {
   for (const sel of document.querySelectorAll(".seat-select")) {
-    const keep = sel.value;
+    const keptPlayer = sel.selectedOptions.length ? sel.selectedOptions[0].getAttribute("data-player") : null;
     const names = doc.seats.map((x) => `${x.player} (${x.wind})`);
     if (Array.from(sel.options).map((o) => o.text).join("|") === names.join("|")) continue;
-    sel.replaceChildren(...doc.seats.map((x) => el("option", {value: String(x.seat), text: `${x.player} (${x.wind})`})));
-    if (keep) sel.value = keep;
+    sel.replaceChildren(...doc.seats.map((x) => el("option", {value: String(x.seat), "data-player": x.player,
+                                                             text: `${x.player} (${x.wind})`})));
+    const again = doc.seats.find((x) => x.player === keptPlayer);
+    if (again) sel.value = String(again.seat);
   }
+}
+
+function seatTarget(id) {
+  const sel = document.getElementById(id);
+  const opt = sel.selectedOptions.length ? sel.selectedOptions[0] : null;
+  const player = opt ? opt.getAttribute("data-player") : null;
+  return player ? {seat: Number(sel.value), player} : {seat: Number(sel.value)};
 }
 
 function tickCountdowns() {
@@ -350,11 +361,11 @@ function wire() {
   document.getElementById("cmd-end").addEventListener("click", () => { if (confirm("End the session?")) sendCommand({command: "end_session"}); });
   const num = (id) => Number(document.getElementById(id).value);
   document.getElementById("correct-form").addEventListener("submit", (ev) => { ev.preventDefault();
-    sendCommand({command: "correct_tile", seat: num("correct-seat"), position: num("correct-pos") - 1, tile: document.getElementById("correct-tile").value.trim()}); });
+    sendCommand({command: "correct_tile", ...seatTarget("correct-seat"), position: num("correct-pos") - 1, tile: document.getElementById("correct-tile").value.trim()}); });
   document.getElementById("penalty-form").addEventListener("submit", (ev) => { ev.preventDefault();
-    sendCommand({command: "apply_penalty", seat: num("penalty-seat"), points: num("penalty-points")}); });
+    sendCommand({command: "apply_penalty", ...seatTarget("penalty-seat"), points: num("penalty-points")}); });
   document.getElementById("dead-form").addEventListener("submit", (ev) => { ev.preventDefault();
-    sendCommand({command: "dead_hand", seat: num("dead-seat")}); });
+    sendCommand({command: "dead_hand", ...seatTarget("dead-seat")}); });
   setInterval(tickCountdowns, 250);
 }
 

@@ -100,7 +100,7 @@ def engine_event_json(cmd: Command, at_s: float) -> dict[str, Any]:
         return {"type": "dice_rolled", "id": f"cmd:{cmd.id}", "at_s": at_s, "dice": list(cmd.args["dice"]),
                 "source": "referee"}
     doc: dict[str, Any] = {"type": "referee", "id": f"cmd:{cmd.id}", "at_s": at_s, "command": cmd.command}
-    for key in ("alert_id", "infraction_id", "seat", "position", "tile", "tiles", "points"):
+    for key in ("alert_id", "infraction_id", "seat", "player", "position", "tile", "tiles", "points"):
         if key in cmd.args:
             doc[key] = cmd.args[key]
     doc["reason"] = cmd.reason or (f"referee {cmd.referee}" if cmd.referee else "")
