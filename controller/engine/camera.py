@@ -26,7 +26,7 @@ VISION_TYPES = ("discard", "meld", "concealed_kong", "win_shown", "uncertain", "
 
 def raise_alert(state: GameState, kind: str, message: str, data: dict[str, Any], fx: list[Effect]) -> GameState:
     a = AlertRec(id=f"alert-{len(state.alerts) + 1}", kind=kind, message=message, data=tuple(data.items()),
-                 at_s=state.now_s)
+                 at_s=state.now_s, hand_no=state.hand.hand_no if state.hand is not None else None)
     fx.append(Alert(id=a.id, kind=kind, message=message, data=data))
     return replace(state, alerts=(*state.alerts, a))
 

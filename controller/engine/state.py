@@ -213,6 +213,7 @@ class AlertRec:
     data: tuple[tuple[str, object], ...] = ()
     open: bool = True
     at_s: float = 0.0
+    hand_no: int | None = None  # the hand on the table when it was raised (``HandState.hand_no``, 0-based)
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "kind": self.kind, "message": self.message, "data": dict(self.data),

@@ -341,6 +341,10 @@ def _referee(state: GameState, ev: RefereeCommand, fx: list[Effect]) -> GameStat
         if cmd == "confirm" and isinstance(obs, dict):
             if state.paused:
                 raise Reject("paused", "resume before confirming a camera event")
+            now = state.hand.hand_no if state.hand is not None else None
+            if alert.hand_no is not None and now != alert.hand_no:  # its seat and position meant that hand's tiles
+                raise Reject("wrong_phase", f"alert {alert.id} is about hand {alert.hand_no + 1}, not the hand on the "
+                                            "table: reject it (and enter the tile by hand if it is missing)")
             return _camera(state, CameraObserved(id=ev.id, at_s=ev.at_s, observation=obs), fx, confirmed=True)
         return state
     if cmd in ("waive_penalty", "confirm_penalty"):
