@@ -5,8 +5,10 @@ table's event stream as the recorder stored it: the ``hand_result`` and ``game_e
 :class:`mjtable.mqtt.channel.TableChannel` emits (duplicates by id are harmless).  The CSV score sheet
 follows the record form of the rulebooks (MCR V2006 附件5 麻将竞赛成绩记录表; Sichuan 记分表): per hand
 (盘序) and per player (姓名, with his wind and seat in that hand: MCR rotates the seats every round) the points
-won (+), lost (−) and the running total (合计), then the total row
-with each player's 标准分 (ranking points) and 比赛分 (game score).  Standings rank players over games by
+won (+) and lost (−) in the hand's result, the money that changed hands outside it (false-win payments, kong
+money paid at once, riichi deposits), the penalty points deducted and the running total (合计): the table's score
+after the hand, so every point is accounted for; then the total row with each player's 标准分 (ranking points)
+and 比赛分 (game score).  Standings rank players over games by
 ranking points, ties broken by total game score (MCR V2006 §9.3).  Riichi exports (tenhou.net/6, mjai) live
 in :mod:`mjtable.recorder.riichi_export`.  Pure functions; thread-safe.
 """
@@ -61,17 +63,47 @@ def _by_name(names: Sequence[str], seating: Sequence[str]) -> list[int] | None:
     return [list(seating).index(n) for n in names]
 
 
-def _hand_record(data: dict[str, Any], ts: Any, players: list[str]) -> dict[str, Any]:
-    """One hand of a game record: the result per seat (as the table reported it) and per player."""
+def _unrecorded(first: int, last: int) -> str:
+    """``hand 6 not recorded`` / ``hands 3–5 not recorded`` (hand numbers ``first``..``last``)."""
+    return f"hand {first} not recorded 未记录" if first == last else f"hands {first}–{last} not recorded 未记录"
+
+
+def _hand_record(data: dict[str, Any], ts: Any, players: list[str], prev: dict[str, Any] | None) -> dict[str, Any]:
+    """One hand of a game record: the result per seat (as the table reported it) and per player.
+
+    Per player: ``points`` (the result's payments), ``other`` (money that changed hands outside the result:
+    MCR false-win payments, Sichuan kong money paid at once, riichi deposits), ``penalty`` (penalty points
+    deducted during the hand), ``running`` (his score after the hand, net of penalties, as the table showed it).
+    ``other`` and ``penalty`` come from the change of the event's scores and penalties since ``prev`` (the
+    previous recorded hand), so ``running`` of ``prev`` + ``points`` + ``other`` − ``penalty`` = ``running``.
+    When hands before this one were not recorded, their money is in ``other``/``penalty`` and ``note`` says so;
+    an event without scores (``other_known`` false) shows the result's payments only, and says so.
+    """
     r = data["result"]
+    hand_no = int(data["hand_no"])
     seating = list(data.get("players") or players)
     seats = _by_name(players, seating) or [0, 1, 2, 3]
     dealer = int(data["dealer"])
     penalties = list(data.get("penalties", [0, 0, 0, 0]))
+    scores = data.get("scores")
+    before = [pp["running"] for pp in prev["per_player"]] if prev is not None else [0, 0, 0, 0]
+    pen_before = [pp["penalties"] for pp in prev["per_player"]] if prev is not None else [0, 0, 0, 0]
+    prev_no = int(prev["hand_no"]) if prev is not None else 0
+    missing = list(range(prev_no + 1, hand_no))
+    notes = [f"{_unrecorded(missing[0], missing[-1])}: {'its' if len(missing) == 1 else 'their'} points are in "
+             "other/penalty of this row"] if missing else []
+    if prev is not None and not prev["other_known"] and scores is not None:
+        notes.append(f"other/penalty also hold hand {prev_no}'s money outside its result")
+    if scores is None:
+        notes.append("the table sent no scores: money outside the result is not known")
     per_player = []
-    for name, seat in zip(players, seats, strict=True):
-        per_player.append({"player": name, "seat": seat, "wind": WINDS[(seat - dealer) % 4],
-                           "points": r["payments"][seat], "penalties": penalties[seat]})
+    for k, (name, seat) in enumerate(zip(players, seats, strict=True)):
+        points = int(r["payments"][seat])
+        penalty = int(penalties[seat]) - pen_before[k]
+        running = int(scores[seat]) if scores is not None else before[k] + points - penalty
+        per_player.append({"player": name, "seat": seat, "wind": WINDS[(seat - dealer) % 4], "points": points,
+                           "other": running - before[k] - points + penalty, "penalty": penalty,
+                           "penalties": int(penalties[seat]), "running": running})
     discarder = r.get("discarder")
     wins = []
     for w in r.get("wins") or []:
@@ -82,23 +114,38 @@ def _hand_record(data: dict[str, Any], ts: Any, players: list[str]) -> dict[str,
                      "fans": [{"name": f["name"], "points": f["points"], "count": f.get("count", 1)}
                               for f in w.get("fans", [])],
                      "total": w["total"], "payments": {seating[s]: p for s, p in enumerate(w["payments"]) if p}})
-    return {"hand_no": int(data["hand_no"]), "round_wind": data["round_wind"], "dealer": dealer,
+    return {"hand_no": hand_no, "round_wind": data["round_wind"], "dealer": dealer,
             "dealer_player": seating[dealer], "seating": seating,
             "kind": "win" if r["kind"] == "win" else "draw", "winners": list(r["winners"]),
             "winner_players": [seating[w] for w in r["winners"]], "discarder": discarder,
             "discarder_player": seating[discarder] if discarder is not None else None,
             "fans": [{"name": f["name"], "points": f["points"], "count": f.get("count", 1)} for f in r.get("fans", [])],
             "total": r["total"], "payments": list(r["payments"]), "hands": dict(r.get("hands", {})),
-            "penalties": penalties, "per_player": per_player, "wins": wins, "ended_s": ts}
+            "penalties": penalties, "per_player": per_player, "wins": wins, "ended_s": ts,
+            "unrecorded_before": missing, "other_known": scores is not None, "note": "; ".join(notes) or None}
+
+
+def _after_last_hand(end: dict[str, Any] | None, hands: list[dict[str, Any]], totals: list[int]) -> dict[str, Any]:
+    """What changed after the last recorded hand, per player: the game end's scores minus the last running
+    totals (zero without a game end), and a note naming the hands whose results were not recorded."""
+    running = [pp["running"] for pp in hands[-1]["per_player"]] if hands else [0, 0, 0, 0]
+    if end is None:
+        return {"after_last_hand": [0, 0, 0, 0], "after_last_hand_note": None}
+    last = int(hands[-1]["hand_no"]) if hands else 0
+    played = int(end.get("hands_played") or last)
+    note = _unrecorded(last + 1, played) if played > last else None
+    return {"after_last_hand": [t - r for t, r in zip(totals, running, strict=True)], "after_last_hand_note": note}
 
 
 def game_records_from_events(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group stored ``mjtable.event/1`` envelopes by game and build one game record per game.
 
     The record is per player: ``players`` in registration order, ``totals`` in the same order, and each hand
-    lists ``per_player`` the seat, seat wind and points of every player (seats rotate between rounds in MCR);
-    ``payments``/``winners``/``discarder`` stay per seat as the table reported them, with ``seating`` naming
-    who sat where.  Events of unknown types are ignored; a game with no ``game_end`` is ``complete: false``.
+    lists ``per_player`` the seat, seat wind, result points, other money, penalty and running total of every
+    player (seats rotate between rounds in MCR; see :func:`_hand_record`); ``payments``/``winners``/``discarder``
+    stay per seat as the table reported them, with ``seating`` naming who sat where.  ``totals`` are the game
+    end's scores, else (``complete: false``) the last recorded running totals; ``after_last_hand`` is what
+    changed after the last recorded hand.  Events of unknown types are ignored.
     """
     by_game: dict[str, dict[str, Any]] = {}
     seen: set[tuple[str, str]] = set()
@@ -126,13 +173,14 @@ def game_records_from_events(events: Iterable[dict[str, Any]]) -> list[dict[str,
         if not g["hands"] and g["end"] is None:
             continue
         players = _registered_order(g)
-        hands = [_hand_record(g["hands"][n][0], g["hands"][n][1], players) for n in sorted(g["hands"])]
+        hands: list[dict[str, Any]] = []
+        for n in sorted(g["hands"]):
+            hands.append(_hand_record(g["hands"][n][0], g["hands"][n][1], players, hands[-1] if hands else None))
         if g["end"] is not None:
             end_seats = _by_name(players, g["end"].get("players") or players) or [0, 1, 2, 3]
             totals = [int(g["end"]["scores"][s]) for s in end_seats]
         elif hands:
-            totals = [sum(h["per_player"][k]["points"] for h in hands) - hands[-1]["per_player"][k]["penalties"]
-                      for k in range(4)]
+            totals = [pp["running"] for pp in hands[-1]["per_player"]]
         else:
             totals = [0, 0, 0, 0]
         record = {"schema": "mjtable.game_record/1", "game_id": gid, "table": g["table"],
@@ -140,7 +188,7 @@ def game_records_from_events(events: Iterable[dict[str, Any]]) -> list[dict[str,
                   "ended_s": g["last_s"] if g["end"] is not None else None,
                   "players": players, "hands": hands,
                   "penalties": list(g["end"].get("infractions", [])) if g["end"] is not None else [],
-                  "totals": totals, "complete": g["end"] is not None}
+                  "totals": totals, **_after_last_hand(g["end"], hands, totals), "complete": g["end"] is not None}
         schemas.validate("game_record", record)
         records.append(record)
     return records
@@ -175,8 +223,12 @@ def score_sheet_csv(record: dict[str, Any]) -> str:
     """The score sheet (成绩记录表 / 记分表) of one game as CSV text (UTF-8, one header row).
 
     One block of columns per player (registration order, named in the header): per hand his wind and seat
-    (they change when seats rotate), points won (+), lost (−) and his running total (合计); a penalties row
-    when any were deducted; the total row with ranking points (标准分) and game score (比赛分, net of penalties).
+    (they change when seats rotate), the result's points won (+) and lost (−), money that changed hands
+    outside the result (other ±: false-win payments, kong money paid at once, riichi deposits), penalty points
+    deducted (penalty −) and his running total (合计, net of penalties): each row adds up to its running total.
+    A hand after unrecorded ones says so; changes after the last recorded hand get their own row; the total
+    row gives ranking points (标准分) and the game score (比赛分, the game end's scores), equal to the last
+    running total.
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -184,30 +236,34 @@ def score_sheet_csv(record: dict[str, Any]) -> str:
     header = ["table 桌", "game 局", "hand 盘序", "round_wind 圈风", "result 结果", "fans 番种", "total 番数"]
     for name in players:
         header += [f"{name} 姓名", f"{name} wind/seat 方位", f"{name} + 得分", f"{name} − 失分",
-                   f"{name} running 合计"]
+                   f"{name} other ± 其他", f"{name} penalty − 罚分", f"{name} running 合计"]
     w.writerow(header)
-    running = [0, 0, 0, 0]
     for h in record["hands"]:
         result = ("win 和 " + "; ".join(_win_text(h))) if h["kind"] == "win" else "draw 荒牌"
+        if h.get("note"):
+            result += f" [{h['note']}]"
         fans = "; ".join(_fan_text(f) for f in h["fans"]) if len(h.get("wins") or []) < 2 else " | ".join(
             f"{x['player']}: " + "; ".join(_fan_text(f) for f in x["fans"]) for x in h["wins"])
         total = h["total"] if len(h.get("wins") or []) < 2 else " | ".join(str(x["total"]) for x in h["wins"])
         row: list[Any] = [record["table"], record["game_id"], h["hand_no"], h["round_wind"], result, fans, total]
-        for k, pp in enumerate(h["per_player"]):
-            running[k] += pp["points"]
+        for pp in h["per_player"]:
             row += [pp["player"], _seat_label(pp["seat"], pp["wind"]), max(pp["points"], 0), max(-pp["points"], 0),
-                    running[k]]
+                    pp["other"], pp["penalty"], pp["running"]]
         w.writerow(row)
-    last = record["hands"][-1]["per_player"] if record["hands"] else None
-    if last is not None and any(pp["penalties"] for pp in last):
-        pen_row: list[Any] = [record["table"], record["game_id"], "penalties 罚分", "", "", "", ""]
-        for pp in last:
-            pen_row += [pp["player"], "", "", pp["penalties"], ""]
-        w.writerow(pen_row)
+    after = record.get("after_last_hand") or [0, 0, 0, 0]
+    if any(after) or record.get("after_last_hand_note"):
+        last = record["hands"][-1]["hand_no"] if record["hands"] else None
+        label = f"after hand {last} 第{last}盘后" if last is not None else "no hand recorded 无盘记录"
+        note = "; ".join(x for x in (record.get("after_last_hand_note"),
+                                     "change after the last recorded hand, net of penalties 盘后变动") if x)
+        after_row: list[Any] = [record["table"], record["game_id"], label, "", note, "", ""]
+        for k, name in enumerate(players):
+            after_row += [name, "", "", "", after[k], "", record["totals"][k]]
+        w.writerow(after_row)
     rp = ranking_points(record["totals"], record["rules"])
     total_row: list[Any] = [record["table"], record["game_id"], "total 合计", "", "", "", ""]
     for k, name in enumerate(players):
-        total_row += [name, f"ranking 标准分 {_num(rp[k])}", "", "", record["totals"][k]]
+        total_row += [name, f"ranking 标准分 {_num(rp[k])}", "", "", "", "", record["totals"][k]]
     w.writerow(total_row)
     return buf.getvalue()
 

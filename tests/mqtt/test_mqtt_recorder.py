@@ -94,8 +94,9 @@ def test_recorder_loses_nothing_across_a_broker_restart(tmp_path: Path) -> None:
 def test_score_sheet_and_standings() -> None:
     events = []
     for g, winner in (("g1", 0), ("g2", 1)):
+        result = _result(winner, 2, 10)
         data = {"rules": "mcr-2006", "hand_no": 1, "round_wind": "E", "dealer": 0, "hands_total": 16,
-                "players": ["Ann", "Bo", "Cy", "Di"], "result": _result(winner, 2, 10), "scores": [0] * 4,
+                "players": ["Ann", "Bo", "Cy", "Di"], "result": result, "scores": list(result["payments"]),
                 "penalties": [0, 0, 0, 0]}
         events.append({"schema": "mjtable.event/1", "table": "T1", "game": g, "id": f"{g}:h1", "seq": 1,
                        "ts_s": 1.0, "type": "hand_result", "data": data})
@@ -106,8 +107,9 @@ def test_score_sheet_and_standings() -> None:
         schemas.validate("game_record", r)
     sheet = list(csv.reader(io.StringIO(score_sheet_csv(records[0]))))
     assert sheet[0][:3] == ["table 桌", "game 局", "hand 盘序"]
-    assert sheet[1][7:12] == ["Ann", "E 东 seat 0", "34", "0", "34"]  # winner: + 8*3 + 10 from the discarder
-    assert sheet[1][17:22] == ["Cy", "W 西 seat 2", "0", "18", "-18"]
+    # per player: name, wind/seat, +, −, other ±, penalty −, running 合计
+    assert sheet[1][7:14] == ["Ann", "E 东 seat 0", "34", "0", "0", "0", "34"]  # winner: + 8*3 + 10 from the discarder
+    assert sheet[1][21:28] == ["Cy", "W 西 seat 2", "0", "18", "0", "0", "-18"]
     assert sheet[2][2] == "total 合计" and sheet[2][8] == "ranking 标准分 4"
     rows = standings(records)
     assert [(r["player"], r["ranking_points"]) for r in rows[:2]] == [("Ann", 5.5), ("Bo", 5.5)]

@@ -32,13 +32,13 @@ PLAYERS = ("Ann", "Bo", "Cy", "Di")
 def session() -> dict[str, Any]:
     broker = MemoryBroker()
     ch = TableChannel("T1", FakePublisher(broker), clock=lambda: 1.0, game_id="T1-g1")
-    after_hand: list[list[int]] = []  # engine's per-player session scores after each hand
+    after_hand: list[list[int]] = []  # engine's per-player session scores (net of penalties) after each hand
     views: list[dict[str, Any]] = []
 
     def sink(ev: Event, st: GameState, fx: tuple[Effect, ...]) -> None:
         if any(isinstance(e, HandEnded | SessionEnded) for e in fx):
             if any(isinstance(e, HandEnded) for e in fx):
-                after_hand.append(list(st.session.scores))
+                after_hand.append([st.session.scores[p] - st.session.penalties[p] for p in range(4)])
             view = public_view(st, "T1")
             views.append(view)
             ch.publish_state(view)
@@ -62,7 +62,8 @@ def test_game_record_is_per_player(session: dict[str, Any]) -> None:
         for p, pp in enumerate(h["per_player"]):
             assert pp["player"] == PLAYERS[p]
             assert arrangement[pp["seat"]] == p, f"hand {k + 1}: {PLAYERS[p]} is not at seat {pp['seat']}"
-            running[p] += pp["points"]
+            running[p] += pp["points"] + pp["other"] - pp["penalty"]
+            assert pp["running"] == running[p]
         assert h["seating"] == [PLAYERS[arrangement[s]] for s in range(4)]
         assert running == session["after_hand"][k], f"hand {k + 1}"
         assert h["winner_players"] == [h["seating"][w] for w in h["winners"]]
@@ -71,12 +72,12 @@ def test_game_record_is_per_player(session: dict[str, Any]) -> None:
 def test_score_sheet_running_totals_follow_the_players(session: dict[str, Any]) -> None:
     (rec,) = game_records_from_events(session["events"])
     rows = list(csv.reader(io.StringIO(score_sheet_csv(rec))))
-    assert rows[0][7] == "Ann 姓名" and rows[0][12] == "Bo 姓名"
+    assert rows[0][7] == "Ann 姓名" and rows[0][14] == "Bo 姓名"  # 7 columns per player, running 合计 last
     for k, row in enumerate(rows[1:17]):
-        assert [row[7 + 5 * p] for p in range(4)] == list(PLAYERS)
-        assert [int(row[11 + 5 * p]) for p in range(4)] == session["after_hand"][k], f"hand {k + 1}"
+        assert [row[7 + 7 * p] for p in range(4)] == list(PLAYERS)
+        assert [int(row[13 + 7 * p]) for p in range(4)] == session["after_hand"][k], f"hand {k + 1}"
     total = rows[-1]
-    assert total[2] == "total 合计" and [int(total[11 + 5 * p]) for p in range(4)] == rec["totals"]
+    assert total[2] == "total 合计" and [int(total[13 + 7 * p]) for p in range(4)] == rec["totals"]
 
 
 def test_standings_credit_the_players(session: dict[str, Any]) -> None:
