@@ -2,7 +2,9 @@
 
     mjtable sim --rules mcr-2006 --games 3 --seed 7 [--hands 16] [--journal-dir runs/sim]
 
-Same seed, same output.  With ``--journal-dir`` each game is journaled to ``game-<n>.jsonl``; an existing
+Each hand of ``hand_results`` keeps its seat numbers and names the players who sat there in that hand (``seating``,
+``winner_players``, ``discarder_player``, ``payments_by_player``); ``players`` and the scores are in registration
+order.  Same seed, same output.  With ``--journal-dir`` each game is journaled to ``game-<n>.jsonl``; an existing
 journal is resumed (so a run killed mid-game continues exactly where it stopped).
 """
 
@@ -15,7 +17,8 @@ from pathlib import Path
 
 from controller.engine.registry import UnknownRules, ruleset_for
 from controller.engine.simulate import BotError, SimRun, summary
-from controller.journal import JournaledTable
+from controller.journal import JournaledTable, fold
+from controller.views import HandSeatings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,13 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def play_game(rules: str, seed: int, game: int, hands: int | None, journal_dir: Path | None) -> dict[str, object]:
-    """Play (or resume) one session and return its summary line."""
-    run = SimRun(rules=rules, seed=seed, game=game, hands_total=hands)
+    """Play (or resume) one session and return its summary line (the players of each hand named in its seating)."""
+    seats = HandSeatings()
+    run = SimRun(rules=rules, seed=seed, game=game, hands_total=hands, sink=lambda _ev, st, _fx: seats.observe(st))
     if journal_dir is None:
         state = run.play()
-        return summary(state, game=game, seed=seed)
+        return summary(state, game=game, seed=seed, seatings=seats.seatings)
     table = JournaledTable(journal_dir / f"game-{game}.jsonl", run.session_start())
     try:
+        if table.resumed:  # the hands played before the run stopped: who sat where, from the journal
+            fold(list(table.journal.events()), on_step=seats.observe)
+        seats.observe(table.state)
         while True:
             ev = run.next_event(table.state)
             if ev is None:
@@ -44,7 +51,8 @@ def play_game(rules: str, seed: int, game: int, hands: int | None, journal_dir: 
             fx = table.submit(ev)
             if fx and fx[0].type == "rejected":
                 raise BotError(f"rejected {ev.to_json()}: {fx[0].to_json()}")
-        return summary(table.state, game=game, seed=seed)
+            seats.observe(table.state)
+        return summary(table.state, game=game, seed=seed, seatings=seats.seatings)
     finally:
         table.close()
 

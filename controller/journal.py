@@ -31,7 +31,7 @@ import os
 import re
 import sqlite3
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -271,18 +271,23 @@ def _line(r: Record) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
-def fold(events: Iterator[Event] | list[Event]) -> GameState:
-    """Rebuild the state from accepted events (the first must be ``session_start``)."""
+def fold(events: Iterator[Event] | list[Event], on_step: Callable[[GameState], None] | None = None) -> GameState:
+    """Rebuild the state from accepted events (the first must be ``session_start``); ``on_step``, if given, sees
+    every state on the way (the first one after ``session_start``), e.g. to note who sat where in each hand."""
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, SessionStart):
         raise JournalError("a journal starts with a session_start event")
     state, _ = start_session(first)
+    if on_step is not None:
+        on_step(state)
     for ev in it:
         new, fx = step(state, ev)
         if fx and isinstance(fx[0], Rejected):
             raise JournalError(f"journaled event {ev.id} is rejected on replay: {fx[0].reason}")
         state = new
+        if on_step is not None:
+            on_step(state)
     return state
 
 

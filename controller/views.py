@@ -9,10 +9,14 @@
 
 Both are pure functions of the state, called by the shell after each accepted step (asyncio loop thread).
 The shapes are fixed by the JSON Schemas in mjtable/schemas/ (public_state, referee_state).
+
+:func:`seated_players`, :class:`HandSeatings` and :func:`named_result` say who sat where in a hand and name the
+players of a hand result beside its seat numbers (``mjtable sim``, ``mjtable replay``, the demo's hand lines).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -51,6 +55,49 @@ def shown_round(state: GameState) -> int:
 def shown_player_index(state: GameState, seat: int) -> int:
     """Index into ``session.players`` of whoever sits (or sat, for a finished hand) at ``seat`` in the shown hand."""
     return player_index(state, seat)
+
+
+def seated_players(state: GameState) -> list[str]:
+    """The players' names per physical seat in the shown hand: the seating it is (or, once over, was) played in."""
+    return [state.session.players[shown_player_index(state, seat)] for seat in range(4)]
+
+
+class HandSeatings:
+    """Who sat where in each finished hand, gathered while a session is stepped (or folded from its journal):
+    :meth:`observe` every state from the session's start on; ``seatings[i]`` names the players per seat of hand
+    ``i + 1``, read when its result came in (before the players move to their next round's seats)."""
+
+    def __init__(self) -> None:
+        self.seatings: list[list[str]] = []
+
+    def observe(self, state: GameState) -> None:
+        """Note the seating of a hand that has just ended; raises ``ValueError`` if hands were skipped."""
+        if len(state.history) > len(self.seatings) + 1:
+            raise ValueError(f"hands {len(self.seatings) + 1}..{len(state.history) - 1} ended unobserved: "
+                             "observe every step from the session's start")
+        if len(state.history) > len(self.seatings):
+            self.seatings.append(seated_players(state))
+
+
+def named_result(result: Mapping[str, Any], seating: Sequence[str]) -> dict[str, Any]:
+    """A hand result whose seats (``winners``, ``discarder``, ``payments``, each of ``wins``) are kept for machines,
+    with the names of the players who sat there beside them: ``seating`` (names per seat in that hand),
+    ``winner_players``, ``discarder_player``, ``payments_by_player`` and, per win, ``winner_player`` and
+    ``discarder_player``.  People read names: the seats rotate between rounds (MCR)."""
+
+    def name(seat: object) -> str | None:
+        return seating[seat] if isinstance(seat, int) else None
+
+    out = dict(result)
+    out["seating"] = list(seating)
+    out["winner_players"] = [seating[w] for w in result.get("winners") or []]
+    out["discarder_player"] = name(result.get("discarder"))
+    if isinstance(result.get("payments"), list):
+        out["payments_by_player"] = {seating[s]: p for s, p in enumerate(result["payments"])}
+    if isinstance(result.get("wins"), list):
+        out["wins"] = [{**w, "winner_player": name(w.get("winner")), "discarder_player": name(w.get("discarder"))}
+                       for w in result["wins"]]
+    return out
 
 
 def shown_hand_no(state: GameState) -> int:

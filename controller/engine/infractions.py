@@ -57,7 +57,7 @@ from controller.engine.events import (
 )
 from controller.engine.ext import ext_of
 from controller.engine.mcr_ruleset import McrVenue
-from controller.engine.query import is_seat, known_count, next_active, player_index, ruleset_of
+from controller.engine.query import is_seat, known_count, naming_players, next_active, player_name, ruleset_of
 from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, GameState, MeldRec, Phase
 from mjtable.tiles import MeldKind, Tile, is_chow
@@ -215,9 +215,10 @@ def claim_event(state: GameState, ev: Claim, fx: list[Effect], handle: Callable[
         if kind is ClaimKind.CHOW and len(ev.tiles) != 2:
             raise  # a malformed chow event (the two tiles are not named): the sender's error, not the player's
         shown = _shown_tiles(state, seat, kind, ev.tiles)
+        why = naming_players(state, r.message)  # the infraction's words name the player
         fx_here: list[Effect] = []
         if not _is_mcr(state):  # Sichuan: category 4; HKMA: 取消鳴牌 level 2, 搭子誤鳴 raised (the extensions)
-            handled = ext_of(state).bad_call(state, seat, kind, shown, why=r.message, fx=fx_here)
+            handled = ext_of(state).bad_call(state, seat, kind, shown, why=why, fx=fx_here)
             if handled is None:
                 raise
             new, void = handled
@@ -226,10 +227,10 @@ def claim_event(state: GameState, ev: Claim, fx: list[Effect], handle: Callable[
             fx.extend(fx_here)
             return new
         if shown is None:
-            new = penalties.record(state, seat, "empty_call", f"empty {kind} (空{_CN[kind]}): {r.message}; the call "
+            new = penalties.record(state, seat, "empty_call", f"empty {kind} (空{_CN[kind]}): {why}; the call "
                                    "is void [000:L789; 004:L455; 003:L45@2102]", fx_here, ladder="ladder")
         else:
-            new = _wrong_call(state, seat, kind, shown, r.message, fx_here)
+            new = _wrong_call(state, seat, kind, shown, why, fx_here)
         new = _as_passed(new, seat, fx_here)
         fx.extend(fx_here)
         return new
@@ -268,10 +269,10 @@ def _wrong_call(state: GameState, seat: int, kind: ClaimKind, shown: tuple[Tile,
                              f"(停和陪打), penalty tiles {codes} [000:L785, L808; 004:L454, L462]", fx, points=0,
                              status="applied")
     if ruleset_of(state).name == "mcr-2017":
-        state = camera.raise_alert(state, "wrong_call", f"seat {seat} made a wrong {kind}: if it leads to another "
+        player = player_name(state, seat)
+        state = camera.raise_alert(state, "wrong_call", f"{player} made a wrong {kind}: if it leads to another "
                                    "player's win, the offender pays for all three (包付) [003:L45@2059]",
-                                   evidence(state, seat=seat, player=state.session.players[player_index(state, seat)],
-                                            kind=str(kind), tiles=codes.split()), fx)
+                                   evidence(state, seat=seat, player=player, kind=str(kind), tiles=codes.split()), fx)
     return state
 
 
@@ -290,8 +291,8 @@ def overrun(state: GameState, name: str, seat: int | None, fx: list[Effect]) -> 
     """A turn / opening / flowers limit ran out: the alert always; the ladder where the rules set one."""
     data = evidence(state, timer=name, seat=seat)
     if seat is not None:
-        data["player"] = state.session.players[player_index(state, seat)]
-    state = camera.raise_alert(state, "timer_zero", f"{name} time is up" + (f" for seat {seat}" if seat is not None
+        data["player"] = player_name(state, seat)
+    state = camera.raise_alert(state, "timer_zero", f"{name} time is up" + (f" for {data['player']}" if seat is not None
                                else ""), data, fx)
     if seat is None or not _venue(state).overrun_penalty:  # no seed sets one (MCR, Sichuan, HKMA)
         return state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TypeGuard
 
 from controller.engine.registry import ruleset_for
@@ -41,6 +42,21 @@ def player_index(state: GameState, seat: int) -> int:
     just finished: the players move to their next round's seats only when the next hand is dealt, although the
     session already counts that round once the result is in)."""
     return ruleset_of(state).seat_arrangement(hand_round(state))[seat]
+
+
+def player_name(state: GameState, seat: int) -> str:
+    """The name of whoever sits at physical ``seat`` in the hand on the table (see :func:`player_index`): the
+    words people read (alerts, infractions) name players, not seats, as the seats rotate."""
+    return state.session.players[player_index(state, seat)]
+
+
+_SEAT_WORDS = re.compile(r"\bseat ([0-3])\b")
+
+
+def naming_players(state: GameState, text: str) -> str:
+    """Engine words worded for seats (a rejection's reason: "seat 2 does not hold 5p", "it is seat 1's turn") as
+    people read them in an alert or an infraction: each "seat N" replaced by the name of who sits there now."""
+    return _SEAT_WORDS.sub(lambda m: player_name(state, int(m.group(1))), text)
 
 
 def hand_round(state: GameState) -> int:

@@ -7,7 +7,7 @@ Deterministic: one ``random.Random(seed)`` drives the walls, the dice and the bo
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from controller.engine.ext import ext_of
 from controller.engine.query import ruleset_of
 from controller.engine.state import GameState, Phase
 from controller.engine.step import start_session, step
+from controller.views import named_result
 
 Sink = Callable[[Event, GameState, tuple[Effect, ...]], None]
 START_S = 1_767_225_600.0  # 2026-01-01T00:00:00Z: simulated sessions start here
@@ -119,14 +120,21 @@ class SimRun:
         return state
 
 
-def summary(state: GameState, *, game: int, seed: int) -> dict[str, Any]:
-    """One JSON line per game: hands, wins, draws, per-player scores, infractions."""
+def summary(state: GameState, *, game: int, seed: int,
+            seatings: Sequence[Sequence[str]] | None = None) -> dict[str, Any]:
+    """One JSON line per game: hands, wins, draws, per-player scores (registration order), infractions.
+
+    Each hand keeps its seat numbers (``winners``, ``discarder``, ``payments``); with ``seatings`` (who sat where
+    in each hand, :class:`controller.views.HandSeatings`) it also names the players in that hand's seating
+    (``seating``, ``winner_players``, ``discarder_player``, ``payments_by_player``): MCR moves the players to
+    other seats every round, so a seat number does not index ``players``."""
     sess = state.session
     hands = []
     for i, r in enumerate(state.history):
-        hands.append({"hand": i + 1, "kind": r.kind, "winners": list(r.winners), "discarder": r.discarder,
-                      "self_drawn": r.self_drawn, "total": r.total, "payments": list(r.payments),
-                      "fans": [f"{n} {p}x{c}" for n, p, c in r.fans]})
+        hand: dict[str, Any] = {"hand": i + 1, "kind": r.kind, "winners": list(r.winners), "discarder": r.discarder,
+                                "self_drawn": r.self_drawn, "total": r.total, "payments": list(r.payments),
+                                "fans": [f"{n} {p}x{c}" for n, p, c in r.fans]}
+        hands.append(named_result(hand, seatings[i]) if seatings is not None else hand)
     net = [sess.scores[p] - sess.penalties[p] for p in range(4)]
     return {
         "game": game, "seed": seed, "rules": state.config.rules, "players": list(sess.players),

@@ -32,7 +32,7 @@ from controller.engine.events import (
     repeated_name,
 )
 from controller.engine.ext import ext_of
-from controller.engine.query import is_seat, player_index
+from controller.engine.query import is_seat, naming_players, player_index, player_name
 from controller.engine.registry import UnknownRules, ruleset_for
 from controller.engine.ruleset import ClaimKind, InformationMode
 from controller.engine.state import Call, EngineConfig, GameState, PenaltyMode, Phase, SessionState
@@ -117,7 +117,8 @@ def _fire(state: GameState, name: str, seat: int | None, fx: list[Effect]) -> Ga
             return infractions.on_claim_deadline(state, fx)
         # a seat pressed *call* in time but its claim's details have not come: the referee decides
         seats = sorted(hand.claim.pending)
-        return camera.raise_alert(state, "call_pending", f"seat(s) {seats} called but the claim is not shown yet",
+        callers = ", ".join(player_name(state, s) for s in seats)
+        return camera.raise_alert(state, "call_pending", f"{callers} called but the claim is not shown yet",
                                   {"seats": seats}, fx)
     if name == "session_warning":
         return session.session_warning(state, fx)
@@ -290,9 +291,11 @@ def _camera(state: GameState, ev: CameraObserved, fx: list[Effect], *, confirmed
         if confirmed:
             raise
         if kind in ("hand_seen", "concealed_kong"):  # details may name concealed tiles: referee-only data
-            message = f"camera {kind} reading for seat {obs.get('seat')} does not fit the game"
+            seat = obs.get("seat")
+            who = player_name(state, seat) if is_seat(seat) else f"seat {seat!r}"
+            message = f"camera {kind} reading for {who} does not fit the game"
         else:
-            message = f"camera {kind} does not fit the game: {r.message}"
+            message = f"camera {kind} does not fit the game: {naming_players(state, r.message)}"
         return camera.raise_alert(state, "camera_mismatch", message,
                                   {"observation": obs, "reason": r.reason, "detail": r.message,
                                    "referee_only": kind in ("hand_seen", "concealed_kong")}, fx)

@@ -13,6 +13,7 @@ from controller.engine.procedure import remove_tiles, sorted_tiles, take, with_s
 from controller.engine.query import (
     compact_hand,
     next_active,
+    player_name,
     ruleset_of,
     scoring_hand,
     seat_wind_tile,
@@ -158,7 +159,7 @@ def _check(state: GameState, seat: int, concealed: tuple[Tile, ...], sit: WinSit
     assert hand is not None
     if hand.seats[seat].dead is not None:
         return WinCheck(ok=False, false_win=FalseWinKind.DEAD_HAND,
-                        reason=f"seat {seat} has lost the right to win: {hand.seats[seat].dead}")
+                        reason=f"{player_name(state, seat)} has lost the right to win: {hand.seats[seat].dead}")
     try:
         h: Hand = scoring_hand(hand, seat, concealed)
     except (NotationError, ValueError) as exc:

@@ -24,7 +24,7 @@ from controller.engine.effects import Effect, HandEnded, SessionEnded
 from controller.engine.events import Event
 from controller.engine.state import GameState, Phase
 from controller.journal import read_records
-from controller.views import shown_player_index
+from controller.views import seated_players
 from firmware_bridge.panel_config import EXAMPLE_PANEL
 from firmware_bridge.panel_sim import simulated_closed_table
 from hw.closed_table import ClosedTableTiming, SimulatedClosedTable
@@ -342,7 +342,7 @@ class DemoStack:
         for e in fx:
             if isinstance(e, HandEnded):
                 r = e.result
-                seated = [st.session.players[shown_player_index(st, seat)] for seat in range(4)]
+                seated = seated_players(st)  # the seating the hand was played in (MCR rotates every round)
                 line = {
                     "event": "hand",
                     "hand": len(st.history),

@@ -101,7 +101,7 @@ def test_a_referees_words_stay_in_the_referee_view() -> None:
     pass_all(t)
     false_win = t.state.infractions[-1]
     assert false_win.kind == "false_win_dead_hand" and "argued" not in false_win.message
-    assert false_win.message.startswith("false win (dead_hand): seat 1 has lost the right to win: dead hand (相公) "
+    assert false_win.message.startswith("false win (dead_hand): P2 has lost the right to win: dead hand (相公) "
                                         "by the referee")
     assert false_win.note == "argued after a wrong tile count"
     assert "argued" not in json.dumps(public_view(t.state), ensure_ascii=False)
