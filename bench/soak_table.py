@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     pub.follow_recorder(topics.recorder_ack)
     pub.start()
     channel = TableChannel(args.table, pub, game_id=game_id_of(args.table, table.state.session.start_s),
-                           validate=False, ledger=outbox, clock=time.time)
+                           validate=False, ledger=outbox, clock=time.time,
+                           infractions=lambda: [i.public_json() for i in table.state.infractions])
     sp = ServicePublisher(channel, asyncio.Event())
     if table.resumed:
         republish_unconfirmed(table, sp)

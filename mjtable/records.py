@@ -164,10 +164,14 @@ def game_records_from_events(events: Iterable[dict[str, Any]]) -> list[dict[str,
             g["rules"] = data.get("rules", g["rules"])
             g["players"] = data.get("players", g["players"])
             g["session_players"] = data.get("session_players", g["session_players"])
+        # in seq order, a later hand_result of a hand or a later game_end (a corrected one, id <first id>:r<k>) wins
         if ev.get("type") == "hand_result":
             g["hands"][int(data["hand_no"])] = (data, ev.get("ts_s"))
+        elif ev.get("type") == "game_infractions":  # the first pages of a long infraction list, before its game_end
+            g.setdefault("pages", {}).setdefault(str(data.get("end")), []).extend(data.get("infractions", []))
         elif ev.get("type") == "game_end":
-            g["end"] = data
+            g["end"] = {**data, "infractions": [*g.get("pages", {}).get(str(ev.get("id")), []),
+                                                *data.get("infractions", [])]}
     records = []
     for gid, g in by_game.items():
         if not g["hands"] and g["end"] is None:

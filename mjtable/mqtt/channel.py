@@ -20,15 +20,30 @@ When the public state first shows a hand result, a ``hand_result`` event with a 
 (the recorder builds game records from them); a state with ``phase`` in :data:`END_PHASES` emits ``game_end``.
 Both name the players per seat (``players``, the seating of the hand just played) and, when the state gives it,
 in registration order (``session_players``): records are kept per player, since seats rotate.
+
+A result or an end that changes after it was sent -- HKMA riichi re-settles an exhaustive draw on each 「聽牌」/
+「不聽」 until the next wall; a referee waives or confirms a penalty after the session is over -- is sent again
+under the next revision id, ``<first id>:r1``, ``:r2``, ... (data ``revision``): the last one sent (highest
+``seq``) is the final one, and records take it.  With a ledger the revision survives a restart (the outbox's
+``meta`` keeps the revision and a digest of what was sent), so a result shown again unchanged is not sent again
+and a changed one always gets a new id.
+
+``game_end`` carries every infraction of the session in its public form (``infractions``, with
+``infractions_total``): from the ``infractions`` source the owner gives (the engine state's whole list), else only
+the ones the public states showed this process (a view holds the last 20).  At most
+:data:`INFRACTIONS_PER_EVENT` ride on one event: a longer list goes first in ``game_infractions`` pages (id
+``<end id>:infractions<k>``, data ``end``, ``page``, ``pages``, ``infractions``) published just before its
+``game_end``, which carries the last page and ``infraction_pages``; nothing is left out.
 Not thread-safe: one loop calls it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mjtable import schemas
@@ -41,6 +56,10 @@ from mjtable.mqtt.topics import TableTopics
 #: engine phases that mean the session (game) is over
 END_PHASES = frozenset({"session_over", "session_end", "ended", "finished", "game_over"})
 MAX_SPECTATOR_DELAY_S = 300.0
+#: infractions on one event (``game_end`` and its ``game_infractions`` pages): an infraction's public form is about
+#: 250 bytes (at most ~800 with a 64-character name), so a page stays far below the 256 KiB that the broker
+#: (deploy/mosquitto ``message_size_limit``) and the recorder (``MAX_EVENT_BYTES``) take
+INFRACTIONS_PER_EVENT = 200
 
 
 def dumps(doc: Any) -> bytes:
@@ -76,13 +95,18 @@ class TableChannel:
         record_events: called once when the game ends (``game_end``); returns the accepted engine events (e.g.
             ``lambda: record_from_journal(journal_path)["events"]``), published as the complete game record on
             the referee-only ``referee/record`` topic (:meth:`publish_record`).  None: the owner calls it.
+        infractions: every infraction of the session so far, in its public form (``Infraction.public_json()``, e.g.
+            ``lambda: [i.public_json() for i in table.state.infractions]``): ``game_end`` carries them all, redacted.
+            None: only those the public states showed to this channel (a view lists the last 20), so an older one
+            is missing after a restart or once 20 newer ones were shown.
     """
 
     def __init__(self, table_id: str, publisher: Publisher, *, clock: Callable[[], float] = time.time,
                  spectator_delay_s: float = 0.0, game_id: str | None = None, validate: bool = True,
                  first_seq: int = 0, delay_queue: SpectatorDelayQueue | None = None,
                  record_events: Callable[[], list[dict[str, Any]]] | None = None,
-                 ledger: Outbox | None = None) -> None:
+                 ledger: Outbox | None = None,
+                 infractions: Callable[[], Sequence[Mapping[str, Any]]] | None = None) -> None:
         if not 0.0 <= spectator_delay_s <= MAX_SPECTATOR_DELAY_S:
             raise ValueError(f"spectator delay must be 0..{MAX_SPECTATOR_DELAY_S:.0f} s, not {spectator_delay_s}")
         self.topics = TableTopics(table_id)
@@ -98,10 +122,11 @@ class TableChannel:
         # in-memory mirror of the queue (due_s, topic, payload, retain, rowid); the queue is the truth on restart
         self._delayed: deque[tuple[float, str, bytes, bool, int]] = deque(
             (d.due_s, d.topic, d.payload, d.retain, d.rowid) for d in self.delay_queue.pending())
-        self._reported_results: set[int] = set()
+        self.infractions = infractions
+        self._sent: dict[str, tuple[int, str]] = {}  # first event id -> (revision, digest) of the last one sent
         self._ended = False
         self._last_public: dict[str, Any] | None = None
-        self._infractions: dict[str, dict[str, Any]] = {}  # every infraction seen, by id, latest status
+        self._infractions: dict[str, dict[str, Any]] = {}  # without a source: every one seen, by id, latest status
 
     # -- documents -----------------------------------------------------------------------------------
     def publish_state(self, public: dict[str, Any], referee: dict[str, Any] | None = None) -> None:
@@ -219,28 +244,86 @@ class TableChannel:
     def _derive_events(self, public: dict[str, Any]) -> None:
         session = public["session"]
         hand_no = int(session["hand_no"])
-        for inf in public.get("infractions", []):
-            if isinstance(inf, dict) and "id" in inf:
-                self._infractions[str(inf["id"])] = inf
+        if self.infractions is None:
+            for inf in public.get("infractions", []):
+                if isinstance(inf, dict) and "id" in inf:
+                    self._infractions[str(inf["id"])] = inf
         result = public.get("result")
         players = [s["player"] for s in public["seats"]]  # per seat, in the seating of the shown hand
         registered = {"session_players": list(session["players"])} if "players" in session else {}
         winds = [s.get("wind") for s in public["seats"]]
-        if result is not None and hand_no not in self._reported_results:
-            self._reported_results.add(hand_no)
-            self.publish_event("hand_result", {
-                "rules": public["rules"], "hand_no": hand_no, "round_wind": session["round_wind"],
-                "dealer": session["dealer"], "hands_total": session["hands_total"], "players": players,
-                "winds": winds, **registered,
-                "result": result, "scores": [s["score"] for s in public["seats"]],
-                "penalties": [s["penalties"] for s in public["seats"]],
-            }, event_id=f"{self.game_id}:hand{hand_no}:result")
-        if public.get("phase") in END_PHASES and not self._ended:
-            self._ended = True
-            self.publish_event("game_end", {"rules": public["rules"], "players": players, **registered,
-                                            "scores": [s["score"] for s in public["seats"]],
-                                            "hands_played": hand_no,
-                                            "infractions": list(self._infractions.values())},
-                               event_id=f"{self.game_id}:end")
-            if self.record_events is not None:
+        if result is not None:
+            hand = {"rules": public["rules"], "hand_no": hand_no, "round_wind": session["round_wind"],
+                    "dealer": session["dealer"], "hands_total": session["hands_total"], "players": players,
+                    "winds": winds, **registered,
+                    "result": result, "scores": [s["score"] for s in public["seats"]],
+                    "penalties": [s["penalties"] for s in public["seats"]]}
+            self._send_latest(f"{self.game_id}:hand{hand_no}:result", result,
+                              lambda event_id, revision: self.publish_event("hand_result", {**hand, **revision},
+                                                                            event_id=event_id))
+        if public.get("phase") in END_PHASES:
+            infractions = self._session_infractions()
+            end = {"rules": public["rules"], "players": players, **registered,
+                   "scores": [s["score"] for s in public["seats"]], "hands_played": hand_no,
+                   "infractions": infractions, "infractions_total": len(infractions)}
+            sent = self._send_latest(f"{self.game_id}:end", end,
+                                     lambda event_id, revision: self._publish_end(end, event_id, revision))
+            if (sent or not self._ended) and self.record_events is not None:  # again after a restart: retained
                 self.publish_record(self.record_events())
+            self._ended = True
+
+    def _session_infractions(self) -> list[dict[str, Any]]:
+        """Every infraction of the session in its public (redacted) form, latest status, in the order recorded."""
+        if self.infractions is None:
+            return list(self._infractions.values())
+        return [redact_infraction(dict(inf)) for inf in self.infractions()]
+
+    def _publish_end(self, end: dict[str, Any], event_id: str, revision: dict[str, int]) -> None:
+        """``game_end`` under ``event_id``; an infraction list longer than :data:`INFRACTIONS_PER_EVENT` goes first
+        in ``game_infractions`` pages, the end carrying the last one."""
+        infractions = end["infractions"]
+        pages = [infractions[k:k + INFRACTIONS_PER_EVENT]
+                 for k in range(0, len(infractions), INFRACTIONS_PER_EVENT)] or [[]]
+        for k, page in enumerate(pages[:-1], 1):
+            self.publish_event("game_infractions", {"rules": end["rules"], "end": event_id, "page": k,
+                                                    "pages": len(pages), "infractions": page, **revision},
+                               event_id=f"{event_id}:infractions{k}")
+        self.publish_event("game_end", {**end, "infractions": pages[-1], "infraction_pages": len(pages), **revision},
+                           event_id=event_id)
+
+    def _send_latest(self, first_id: str, content: dict[str, Any],
+                     publish: Callable[[str, dict[str, int]], Any]) -> bool:
+        """Publish ``content`` the first time it shows (id ``first_id``) and whenever it changed since it was last
+        sent (id ``<first_id>:r<k>``, k = 1, 2, ...; ``publish(event_id, {"revision": k})``); returns whether it
+        was published now.  With a ledger the last revision sent and its digest are kept in the outbox's ``meta``:
+        after a restart an unchanged one is not sent again, a changed one gets the next id.  An id the ledger holds
+        without its digest (a kill in between, an outbox from before revisions) gets a new revision: the same
+        content twice is harmless, a lost correction is not."""
+        digest = hashlib.sha256(dumps(content)).hexdigest()[:16]
+        last = self._sent.get(first_id)
+        if last is None and self.ledger is not None:
+            last = _parse_sent(self.ledger.get_meta(_sent_key(first_id)))
+            if last is None and self.ledger.seq_of(self.game_id, first_id) is not None:
+                last = (0, "")
+        if last is not None and last[1] == digest:
+            self._sent[first_id] = last
+            return False
+        revision = 0 if last is None else last[0] + 1
+        publish(first_id if revision == 0 else f"{first_id}:r{revision}", {"revision": revision} if revision else {})
+        self._sent[first_id] = (revision, digest)
+        if self.ledger is not None:
+            self.ledger.set_meta(_sent_key(first_id), f"{revision}:{digest}")
+        return True
+
+
+def _sent_key(first_id: str) -> str:
+    """The outbox ``meta`` key of a derived event's last revision sent."""
+    return f"sent:{first_id}"
+
+
+def _parse_sent(value: str | None) -> tuple[int, str] | None:
+    """``"<revision>:<digest>"`` -> (revision, digest); None when absent or unreadable (treated as never sent)."""
+    if value is None:
+        return None
+    revision, _, digest = value.partition(":")
+    return (int(revision), digest) if revision.isdigit() and digest else None

@@ -16,6 +16,11 @@ that game.  ``sc`` and mjai ``end_game`` hold the raw final points with the left
 ruleset's options (kiriage mangan, composite yakuman, uma, division) are in tenhou's ``rule`` and mjai's
 ``start_game`` (:func:`~mjtable.recorder.riichi_export.rules_block`).  Pure; thread-safe.
 
+An exhaustive draw is settled by the engine at once with its default declarations and settled again by each
+「聽牌」/「不聽」 a seat declares before the next wall (002 L427, ``controller.engine.ext_riichi_tenpai``): the draw
+written for the hand (mjai ``ryukyoku``: ``tenpais``, ``deltas``, ``scores``; tenhou's result) follows each of them,
+so the exports hold the final settlement.
+
 A hand that ended without a tenhou equivalent (a false win 錯和 redealt, L657; a session stopped mid-hand) is
 written as ``流局`` with its (zero) payments and named in the top-level ``mjtable.irregular`` list of the tenhou
 document and the mjai ``ryukyoku`` ``reason`` (``false_win_redeal`` / ``stopped``): no reader can replay it.
@@ -119,6 +124,9 @@ class LiveRiichiExporter:
         self.entry_head: list[Any] = []
         self.hand_no: int | None = None
         self.irregular: list[dict[str, Any]] = []
+        #: the draw written for the finished hand (its mjai ``ryukyoku``, its tenhou log entry, whether irregular):
+        #: declarations after it re-settle it until the next hand starts (:meth:`_settle_again`)
+        self.draw: tuple[dict[str, Any], list[Any], bool] | None = None
 
     # -- driving ---------------------------------------------------------------------------------------------
     def run(self, events: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -205,6 +213,8 @@ class LiveRiichiExporter:
         if hand is None:
             return
         if self.kyoku is None:
+            if self.draw is not None and hand.hand_no == self.hand_no and hand.result is not None:
+                self._settle_again(new)
             if hand.hand_no != self.hand_no and hand.result is None and any(s.known or s.unknown
                                                                             for s in hand.seats):
                 self._start(new)
@@ -232,6 +242,7 @@ class LiveRiichiExporter:
             raise ExportError("tenhou/mjai number the seats from the first dealer: seat 0 must deal first")
         self.hand_no = hand.hand_no
         self.kyoku = _Kyoku(hai, first, hand.dealer)
+        self.draw = None
         sx = session_of(state.session)
         round_idx = hand.round_wind.rank - 1
         points = self._points(state)
@@ -342,6 +353,7 @@ class LiveRiichiExporter:
         points = self._points(new)
         ura: list[Tile] = []
         ext = riichi_of(hand)
+        written: tuple[dict[str, Any], bool] | None = None  # a draw's ryukyoku, whether irregular
         if r.kind == "win":
             result: list[Any] = ["和了"]
             for w in r.winners:
@@ -379,9 +391,11 @@ class LiveRiichiExporter:
                 who = [i.player for i in new.infractions  # an infraction's hand_no is 1-based, as people count
                        if i.hand_no == hand.hand_no + 1 and i.kind == "false_win_lv5"]
                 self.irregular.append({"log": len(self.log), "hand": self.hand_no, "reason": reason, "players": who})
-            self.mj.append({"type": "ryukyoku", "reason": reason,
-                            "tehais": [[mjai_tile(t) for t in s.known] for s in hand.seats],
-                            "tenpais": list(tenpai), "deltas": deltas, "scores": points})
+            ryukyoku = {"type": "ryukyoku", "reason": reason,
+                        "tehais": [[mjai_tile(t) for t in s.known] for s in hand.seats],
+                        "tenpais": list(tenpai), "deltas": deltas, "scores": points}
+            self.mj.append(ryukyoku)
+            written = (ryukyoku, irregular)
             result = ["流局" if irregular else draw_tag(tenpai), deltas]
         entry: list[Any] = [*self.entry_head, [tenhou_tile(t) for t in dora_indicators(hand)],
                             [tenhou_tile(t) for t in ura]]
@@ -391,6 +405,24 @@ class LiveRiichiExporter:
         self.log.append(entry)
         self.mj.append({"type": "end_kyoku"})
         self.kyoku = None
+        if written is not None:
+            self.draw = (written[0], entry, written[1])
+
+    def _settle_again(self, new: Any) -> None:
+        """A step after the draw was written, before the next hand: a seat's 「聽牌」/「不聽」 (002 L427) may have
+        re-settled the noten payments; the written draw takes the engine's settlement now (the last one wins)."""
+        from controller.engine.ext_riichi import riichi_of
+
+        assert self.draw is not None
+        ryukyoku, entry, irregular = self.draw
+        hand = new.hand
+        ext = riichi_of(hand)
+        tenpai = list(ext.tenpai) if ext is not None and ext.tenpai is not None else [False] * 4
+        deltas = list(hand.result.payments)
+        if ryukyoku["tenpais"] == tenpai and ryukyoku["deltas"] == deltas:
+            return
+        ryukyoku.update(tenpais=tenpai, deltas=deltas, scores=self._points(new))
+        entry[-1] = ["流局" if irregular else draw_tag(tenpai), deltas]
 
     @staticmethod
     def _score(old: Any, w: int, pai: Tile, *, self_drawn: bool, discarder: int | None) -> Any:

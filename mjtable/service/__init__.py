@@ -149,7 +149,8 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
         if cfg.mqtt.spectator_delay_s > 0 else None
     channel = TableChannel(cfg.table.id, publisher, clock=inj.clock, game_id=game_id, validate=cfg.mqtt.validate,
                            spectator_delay_s=cfg.mqtt.spectator_delay_s, delay_queue=delay_queue,
-                           record_events=record_events, ledger=ledger)
+                           record_events=record_events, ledger=ledger,
+                           infractions=lambda: [i.public_json() for i in table.state.infractions])  # all: game_end
 
     def emit_json(obj: dict[str, Any], done: Callable[[str | None], None]) -> None:
         service_ref[0].emit_json(obj, done)

@@ -25,8 +25,10 @@ from mjtable.service.mcu import Emit
 
 LOGGER = logging.getLogger(__name__)
 
-#: Phases in which the pass/ready button means "ready" (between hands, flower replacement).
-READY_PHASES = frozenset({"building", "hand_over", "flowers", "dice"})
+#: Phases in which the pass/ready button means "ready" (the wall being built, the dice, flower replacement).  Not
+#: ``hand_over``: there *pass* is a seat's own word -- HKMA riichi's 「不聽」 after an exhaustive draw (002 L427,
+#: ``controller.engine.ext_riichi_tenpai``), as it is from a button wired to the table MCU.
+READY_PHASES = frozenset({"building", "flowers", "dice"})
 
 
 class GpioPart:

@@ -52,9 +52,11 @@ def test_service_publisher_ids_are_deterministic_per_seq() -> None:
 
 
 async def test_pass_button_means_ready_between_hands(tmp_path: Path) -> None:
+    """*pass* is *ready* while the wall is built (and the dice, the flowers), but a seat's own word once a hand is
+    over: HKMA riichi's 「不聽」 after an exhaustive draw (tests/service/test_service_riichi_declaration.py)."""
     fake = FakeBackend(FakeClock())
     emitted: list[dict[str, Any]] = []
-    phase = ["hand_over"]
+    phase = ["building"]
     part = GpioPart(lambda: TablePanel(fake, DEFAULT_PINOUT), lambda cls, **f: emitted.append({"cls": cls, **f}),
                     Health(None, clock=lambda: 0.0), lambda: phase[0])
     task = asyncio.create_task(part.run())
@@ -75,8 +77,12 @@ async def test_pass_button_means_ready_between_hands(tmp_path: Path) -> None:
     fake.press(DEFAULT_PINOUT.seats[2].pass_ready, 0.1)
     fake.press(DEFAULT_PINOUT.seats[3].call, 0.1)
     await until(3)
+    phase[0] = "hand_over"
+    fake.press(DEFAULT_PINOUT.seats[0].pass_ready, 0.1)
+    await until(4)
     assert [(e["cls"], e["seat"], e["button"]) for e in emitted] == [
-        (ButtonPressed, 1, "ready"), (ButtonPressed, 2, "pass"), (ButtonPressed, 3, "call")]
+        (ButtonPressed, 1, "ready"), (ButtonPressed, 2, "pass"), (ButtonPressed, 3, "call"),
+        (ButtonPressed, 0, "pass")]
     part.set_led(3, True)
     assert fake.history[DEFAULT_PINOUT.seats[3].led][-1][1] == 1
     task.cancel()
