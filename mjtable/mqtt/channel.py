@@ -48,7 +48,13 @@ from typing import Any
 
 from mjtable import schemas
 from mjtable.mqtt.delay import SpectatorDelayQueue
-from mjtable.mqtt.guard import check_public, redact_alert, redact_infraction, redact_public_state
+from mjtable.mqtt.guard import (
+    check_public,
+    redact_alert,
+    redact_infraction,
+    redact_public_state,
+    seated_players,
+)
 from mjtable.mqtt.outbox import Hold, Outbox
 from mjtable.mqtt.publisher import Message, Publisher
 from mjtable.mqtt.topics import TableTopics
@@ -181,7 +187,8 @@ class TableChannel:
             schemas.validate("event", full)
         self.publisher.publish(self.topics.referee_events, dumps(full), qos=1, retain=False)
         if kind == "alert":
-            self.publish_event("alert", redact_alert(data), event_id=event_id, ts_s=ts)
+            self.publish_event("alert", redact_alert(data, seated_players(self._last_public)), event_id=event_id,
+                               ts_s=ts)
         elif kind == "infraction" and isinstance(effect.get("infraction"), dict):
             self.publish_event("infraction", redact_infraction(effect["infraction"]), event_id=event_id, ts_s=ts)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from typing import Any
 
 FORBIDDEN_KEYS = frozenset({"concealed", "waits", "wall", "dead_wall", "drawn", "hand_tiles", "void_tiles", "furiten",
@@ -103,16 +104,26 @@ def _seat_of(report: dict[str, Any]) -> int | None:
     return None
 
 
-def redact_alert(alert: dict[str, Any]) -> dict[str, Any]:
+def redact_alert(alert: dict[str, Any], seated: Sequence[str] | None = None) -> dict[str, Any]:
     """The public form of an engine alert (``AlertRec.to_json()`` or the ``alert`` effect): id, kind, seat (when
-    the alert or its camera observation names one), open, at_s and a generic message -- never its data or words."""
+    the alert or its camera observation names one), open, at_s and a generic message naming the player at that
+    seat (``seated``: the players per seat of the public state; else the seat) -- never its data or words."""
     out = {k: alert[k] for k in ALERT_PUBLIC_KEYS if k in alert}
     seat = _seat_of(alert)
     if seat is not None:
         out["seat"] = seat
     kind = str(alert.get("kind", "alert"))
-    out["message"] = kind.replace("_", " ") + (f" (seat {seat})" if seat is not None else "")
+    who = None if seat is None else seated[seat] if seated is not None and 0 <= seat < len(seated) else f"seat {seat}"
+    out["message"] = kind.replace("_", " ") + (f" ({who})" if who is not None else "")
     return out
+
+
+def seated_players(public: dict[str, Any] | None) -> list[str] | None:
+    """The players per seat of a public state (its ``seats[].player``), or None when it names none."""
+    seats = (public or {}).get("seats")
+    if not isinstance(seats, list) or not all(isinstance(s, dict) and isinstance(s.get("player"), str) for s in seats):
+        return None
+    return [str(s["player"]) for s in seats]
 
 
 def redact_infraction(inf: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +151,8 @@ def redact_public_state(public: dict[str, Any], referee: dict[str, Any] | None =
     out = copy.copy(public)
     full = {a.get("id"): a for a in (referee or {}).get("alerts", []) if isinstance(a, dict)}
     if isinstance(public.get("alerts"), list):
-        out["alerts"] = [redact_alert({**full.get(a.get("id"), {}), **a}) if isinstance(a, dict) else a
+        seated = seated_players(public)
+        out["alerts"] = [redact_alert({**full.get(a.get("id"), {}), **a}, seated) if isinstance(a, dict) else a
                          for a in public["alerts"]]
     if isinstance(public.get("infractions"), list):
         out["infractions"] = [redact_infraction(i) if isinstance(i, dict) else i for i in public["infractions"]]
