@@ -7,10 +7,7 @@ organisers' records are built from."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +17,12 @@ from controller.engine.ext_riichi_state import riichi_of
 from controller.engine.state import Phase
 from controller.journal import JournaledTable
 from firmware_bridge.commands import Button
-from firmware_bridge.session import LinkTiming, TableLink
-from firmware_bridge.simulator import SimulatedMcu
-from firmware_bridge.transport import Transport, memory_pair
-from hw.fake import FakeBackend, FakeClock
-from mjtable.config import DEFAULT_PINOUT, parse_config
-from mjtable.mqtt.fake import FakePublisher, MemoryBroker
+from mjtable.config import parse_config
+from mjtable.mqtt.fake import MemoryBroker
 from mjtable.records import game_records_from_events
-from mjtable.service import Injected, TableService, build_service
-from mjtable.service.notify import RecordingNotifier
 from tests.riichi_records.games import PLAYERS, RULES, play
 from tests.riichi_records.test_riichi_records_declaration import first_declarable_draw
+from tests.service.panel_table import PanelTable
 
 
 def journal_at_the_draw(tmp: Path) -> tuple[float, int]:
@@ -50,72 +42,20 @@ def journal_at_the_draw(tmp: Path) -> tuple[float, int]:
         table.close()
 
 
-class DrawTable:
+class DrawTable(PanelTable):
     """The table service (riichi, full information) resumed at the draw, with a fake GPIO panel and the table MCU
     simulated in process (real codec and link; its build takes 60 s, so the hand stays over)."""
+
+    ready_what = "the panel, the MCU link and the next build"
 
     def __init__(self, tmp: Path, broker: MemoryBroker, now_s: float) -> None:
         cfg = parse_config({"table": {"id": "R1", "data_dir": str(tmp), "rules": RULES, "information": "full",
                                       "players": list(PLAYERS)},
                             "serial": {"port": ""}, "camera": {"source": "none"}, "gpio": {"backend": "none"}})
-        self.gpio = FakeBackend(FakeClock())
-        self.sim: SimulatedMcu | None = None
-        self._sims: list[asyncio.Task[None]] = []
-        self.service: TableService = build_service(cfg, Injected(
-            notifier=RecordingNotifier(), publisher=FakePublisher(broker), gpio_backend=self.gpio,
-            clock=lambda: now_s, mcu_link=self._link, link_timing=LinkTiming(connect_timeout_s=5.0)))
-        self.taken = 0
-        self.service.listeners.append(lambda ev, st, fx: self._took())
-        self._run: asyncio.Task[None] | None = None
+        super().__init__(cfg, broker, build_s=60.0, clock=lambda: now_s)
 
-    def _link(self) -> TableLink:
-        host, device = memory_pair()
-        self.sim = SimulatedMcu(device, rng=random.Random(4), build_s=60.0, boot_s=0.01)
-        self._sims.append(asyncio.get_running_loop().create_task(self.sim.run()))
-
-        async def factory() -> Transport:
-            return host
-
-        return TableLink(factory, timing=LinkTiming(connect_timeout_s=5.0))
-
-    def _took(self) -> None:
-        self.taken += 1
-
-    async def __aenter__(self) -> DrawTable:
-        self._run = asyncio.create_task(self.service.run())
-        await self.service.ready.wait()
-        await self._until(lambda: self.service.gpio is not None and self.service.gpio.panel is not None
-                          and self.service.mcu is not None and self.service.mcu.busy("shuffle_and_build"),
-                          "the panel, the MCU link and the next build")
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.service.stop()
-        assert self._run is not None
-        await self._run
-        self.service.table.close()
-        for task in self._sims:
-            task.cancel()
-        await asyncio.gather(*self._sims, return_exceptions=True)
-
-    async def _until(self, pred: Callable[[], bool], what: str) -> None:
-        for _ in range(1000):
-            if pred():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"timed out waiting for {what}")
-
-    async def panel(self, seat: int, button: str) -> None:
-        pins = DEFAULT_PINOUT.seats[seat]
-        n = self.taken + 1
-        await asyncio.to_thread(self.gpio.press, pins.call if button == "call" else pins.pass_ready, 0.1)
-        await self._until(lambda: self.taken >= n, f"seat {seat}'s {button} from the panel")
-
-    async def mcu(self, seat: int, button: Button) -> None:
-        assert self.sim is not None
-        n = self.taken + 1
-        self.sim.press_button(seat, button)
-        await self._until(lambda: self.taken >= n, f"seat {seat}'s {button.name} from the MCU")
+    def ready(self) -> bool:
+        return super().ready() and self.service.mcu is not None and self.service.mcu.busy("shuffle_and_build")
 
     def tenpai(self) -> tuple[bool, ...]:
         ext = riichi_of(self.service.state.hand)

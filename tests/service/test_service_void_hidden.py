@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +19,15 @@ from controller.engine.events import ButtonPressed, SessionStart, event_from_jso
 from controller.engine.state import Phase
 from controller.journal import JournaledTable
 from firmware_bridge.commands import Button
-from firmware_bridge.session import LinkTiming, TableLink
-from firmware_bridge.simulator import SimulatedMcu
-from firmware_bridge.transport import Transport, memory_pair
-from hw.fake import FakeBackend, FakeClock
-from mjtable.config import DEFAULT_PINOUT, parse_config
+from mjtable.config import parse_config
 from mjtable.mqtt.channel import TableChannel
 from mjtable.mqtt.fake import FakePublisher, MemoryBroker
 from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.topics import TableTopics
-from mjtable.service import Injected, TableService, build_service
 from mjtable.service.events_out import public_event
-from mjtable.service.notify import RecordingNotifier
 from mjtable.service.ports import ServicePublisher, published_key, republish_unconfirmed
 from tests.engine_sichuan.table_helpers import DICE, Table, stacked_wall
+from tests.service.panel_table import PanelTable
 
 R = "sichuan-sbr-2025"
 T0 = 1_767_225_600.0
@@ -61,73 +54,19 @@ def test_void_call_presses_publish_no_event_and_the_commit_only_that_it_was_made
     assert public_event(press, (), t.state) == [("button", {"seat": 1, "button": "call"})]
 
 
-class VoidTable:
+class VoidTable(PanelTable):
     """One table service (Sichuan) with the table MCU simulated in process (real codec and link, the stacked wall
     read off it) and a fake GPIO panel, publishing to ``broker``; every press is waited for until the engine took it."""
+
+    ready_what = "the deal, the panel and the MCU link"
 
     def __init__(self, tmp: Path, broker: MemoryBroker) -> None:
         cfg = parse_config({"table": {"id": "V1", "data_dir": str(tmp), "rules": R, "information": "full"},
                             "serial": {"port": ""}, "camera": {"source": "none"}, "gpio": {"backend": "none"}})
-        self.gpio = FakeBackend(FakeClock())
-        self.sim: SimulatedMcu | None = None
-        self._sims: list[asyncio.Task[None]] = []
-        self.service: TableService = build_service(cfg, Injected(
-            notifier=RecordingNotifier(), publisher=FakePublisher(broker), gpio_backend=self.gpio, clock=lambda: T0,
-            mcu_link=self._link, wall_reader=lambda build_id: WALL, link_timing=LinkTiming(connect_timeout_s=5.0)))
-        self.taken = 0
-        self.service.listeners.append(lambda ev, st, fx: self._took())
-        self._run: asyncio.Task[None] | None = None
+        super().__init__(cfg, broker, build_s=0.05, clock=lambda: T0, wall_reader=lambda build_id: WALL)
 
-    def _link(self) -> TableLink:
-        host, device = memory_pair()
-        self.sim = SimulatedMcu(device, rng=random.Random(4), build_s=0.05, boot_s=0.01)
-        self._sims.append(asyncio.get_running_loop().create_task(self.sim.run()))
-
-        async def factory() -> Transport:
-            return host
-
-        return TableLink(factory, timing=LinkTiming(connect_timeout_s=5.0))
-
-    def _took(self) -> None:
-        self.taken += 1
-
-    async def __aenter__(self) -> VoidTable:
-        self._run = asyncio.create_task(self.service.run())
-        await self.service.ready.wait()
-        await self._until(lambda: self.service.state.phase is Phase.VOID and self.service.gpio is not None
-                          and self.service.gpio.panel is not None and self.service.mcu is not None
-                          and self.service.mcu.link is not None, "the deal, the panel and the MCU link")
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.service.stop()
-        assert self._run is not None
-        await self._run
-        self.service.table.close()
-        for task in self._sims:
-            task.cancel()
-        await asyncio.gather(*self._sims, return_exceptions=True)
-
-    async def _until(self, pred: Callable[[], bool], what: str) -> None:
-        for _ in range(1000):
-            if pred():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"timed out waiting for {what}")
-
-    async def panel(self, seat: int, button: str) -> None:
-        """A press on the seat's GPIO panel (``mjtable.service.parts.GpioPart``)."""
-        pins = DEFAULT_PINOUT.seats[seat]
-        n = self.taken + 1
-        await asyncio.to_thread(self.gpio.press, pins.call if button == "call" else pins.pass_ready, 0.1)
-        await self._until(lambda: self.taken >= n, f"seat {seat}'s {button} from the panel")
-
-    async def mcu(self, seat: int, button: Button) -> None:
-        """A press on a button wired to the table MCU (``mjtable.service.mcu.McuPart``)."""
-        assert self.sim is not None
-        n = self.taken + 1
-        self.sim.press_button(seat, button)
-        await self._until(lambda: self.taken >= n, f"seat {seat}'s {button.name} from the MCU")
+    def ready(self) -> bool:
+        return super().ready() and self.service.state.phase is Phase.VOID
 
 
 def _public(broker: MemoryBroker) -> list[tuple[str, bytes]]:
