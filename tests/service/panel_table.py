@@ -1,7 +1,8 @@
 """A table service driven through both entry paths of a seat's press: a fake GPIO panel
 (``mjtable.service.parts.GpioPart``) and buttons wired to the table MCU, simulated in process (real codec and link,
-``mjtable.service.mcu.McuPart``).  Every press is waited for until the engine took it.  Used by the tests of what a
-press may publish (Sichuan 定缺) and of what it declares (riichi 不聽)."""
+``mjtable.service.mcu.McuPart``).  Every press is waited for until the engine stepped it (its own
+``ButtonPressed``, not just any step).  Used by the tests of what a press may publish (Sichuan 定缺) and of what
+it declares (riichi 不聽)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Self
 
+from controller.engine.events import ButtonPressed, Event
 from firmware_bridge.commands import Button
 from firmware_bridge.session import LinkTiming, TableLink
 from firmware_bridge.simulator import SimulatedMcu
@@ -36,8 +38,8 @@ class PanelTable:
         self.service: TableService = build_service(cfg, Injected(
             notifier=RecordingNotifier(), publisher=FakePublisher(broker), gpio_backend=self.gpio,
             mcu_link=self._link, link_timing=LinkTiming(connect_timeout_s=5.0), **injected))
-        self.taken = 0
-        self.service.listeners.append(lambda ev, st, fx: self._took())
+        self.presses: list[int] = []  # the seat of every button press the engine stepped, in order
+        self.service.listeners.append(lambda ev, st, fx: self._took(ev))
         self._run: asyncio.Task[None] | None = None
 
     def ready(self) -> bool:
@@ -55,8 +57,9 @@ class PanelTable:
 
         return TableLink(factory, timing=LinkTiming(connect_timeout_s=5.0))
 
-    def _took(self) -> None:
-        self.taken += 1
+    def _took(self, ev: Event) -> None:
+        if isinstance(ev, ButtonPressed):
+            self.presses.append(ev.seat)
 
     async def __aenter__(self) -> Self:
         self._run = asyncio.create_task(self.service.run())
@@ -83,13 +86,13 @@ class PanelTable:
     async def panel(self, seat: int, button: str) -> None:
         """A press on the seat's GPIO panel (``mjtable.service.parts.GpioPart``)."""
         pins = DEFAULT_PINOUT.seats[seat]
-        n = self.taken + 1
+        n = self.presses.count(seat) + 1
         await asyncio.to_thread(self.gpio.press, pins.call if button == "call" else pins.pass_ready, 0.1)
-        await self._until(lambda: self.taken >= n, f"seat {seat}'s {button} from the panel")
+        await self._until(lambda: self.presses.count(seat) >= n, f"seat {seat}'s {button} from the panel")
 
     async def mcu(self, seat: int, button: Button) -> None:
         """A press on a button wired to the table MCU (``mjtable.service.mcu.McuPart``)."""
         assert self.sim is not None
-        n = self.taken + 1
+        n = self.presses.count(seat) + 1
         self.sim.press_button(seat, button)
-        await self._until(lambda: self.taken >= n, f"seat {seat}'s {button.name} from the MCU")
+        await self._until(lambda: self.presses.count(seat) >= n, f"seat {seat}'s {button.name} from the MCU")
