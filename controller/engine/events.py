@@ -34,6 +34,13 @@ class Event:
 # --- session and table --------------------------------------------------------------------------------
 
 
+#: The engine revision a new session starts under (``SessionStart.engine_rev``; a journal without it is 0).  Checks
+#: that refuse what an older engine accepted apply only from the revision that brought them, so every journal
+#: still replays exactly as it was played.  1 (2026-11-29): a session naming a player twice is refused; a camera
+#: alert is confirmed only in the hand it was raised in.
+ENGINE_REV = 1
+
+
 def repeated_name(players: Sequence[str]) -> str | None:
     """The first of ``players`` whose name another one repeats (ignoring case and surrounding spaces), else None."""
     seen: set[str] = set()
@@ -61,6 +68,7 @@ class SessionStart(Event):
     hands_total: int | None = None
     flower_rounds: bool | None = None
     fast_claims: bool = False
+    engine_rev: int = 0  # see ENGINE_REV: a journal replays under the checks it was played under
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.bots import Action, Bot, claim_order
 from controller.engine.effects import Effect, Rejected
-from controller.engine.events import ButtonPressed, Event, SessionStart, TableBuilt, event_from_json
+from controller.engine.events import ENGINE_REV, ButtonPressed, Event, SessionStart, TableBuilt, event_from_json
 from controller.engine.ext import ext_of
 from controller.engine.query import ruleset_of
 from controller.engine.state import GameState, Phase
@@ -61,7 +61,8 @@ class SimRun:
 
     def session_start(self) -> SessionStart:
         return SessionStart(id=f"g{self.game}-e1", at_s=START_S, table_id=f"sim{self.game}", rules=self.rules,
-                            players=self.players, hands_total=self.hands_total, fast_claims=self.fast_claims)
+                            players=self.players, hands_total=self.hands_total, fast_claims=self.fast_claims,
+                            engine_rev=ENGINE_REV)
 
     def start(self) -> GameState:
         ev = self.session_start()

@@ -64,6 +64,7 @@ class EngineConfig:
     hands_total: int = 16
     flower_rounds: bool = False
     fast_claims: bool = False  # simulations: close a claim window at once when nobody can claim
+    engine_rev: int = 0  # the revision the session started under (controller.engine.events.ENGINE_REV)
 
 
 @dataclass(frozen=True, slots=True)

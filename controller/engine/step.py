@@ -53,7 +53,7 @@ def start_session(ev: SessionStart) -> tuple[GameState, tuple[Effect, ...]]:
         raise ValueError(str(exc)) from exc
     if len(ev.players) != 4:
         raise ValueError("a session needs four players")
-    twice = repeated_name(ev.players)
+    twice = repeated_name(ev.players) if ev.engine_rev >= 1 else None
     if twice is not None:
         raise ValueError(f"the session names {twice!r} twice: records and standings credit players by name")
     for name, _ in ev.timer_overrides:
@@ -65,7 +65,7 @@ def start_session(ev: SessionStart) -> tuple[GameState, tuple[Effect, ...]]:
         timer_overrides=tuple((n, v) for n, v in ev.timer_overrides),
         hands_total=ev.hands_total or rules.hands_per_session,
         flower_rounds=ev.flower_rounds if ev.flower_rounds is not None else rules.name == "mcr-2017",
-        fast_claims=ev.fast_claims)
+        fast_claims=ev.fast_claims, engine_rev=ev.engine_rev)
     sess = SessionState(players=(ev.players[0], ev.players[1], ev.players[2], ev.players[3]), start_s=ev.at_s)
     state = GameState(config=config, session=sess, now_s=ev.at_s, seq=1, recent_ids=(ev.id,))
     fx: list[Effect] = []
@@ -345,7 +345,8 @@ def _referee(state: GameState, ev: RefereeCommand, fx: list[Effect]) -> GameStat
             if state.paused:
                 raise Reject("paused", "resume before confirming a camera event")
             now = state.hand.hand_no if state.hand is not None else None
-            if alert.hand_no is not None and now != alert.hand_no:  # its seat and position meant that hand's tiles
+            if alert.hand_no is not None and now != alert.hand_no and state.config.engine_rev >= 1:
+                # its seat and position meant that hand's tiles (a rule of ENGINE_REV 1)
                 raise Reject("wrong_phase", f"alert {alert.id} is about hand {alert.hand_no + 1}, not the hand on the "
                                             "table: reject it (and enter the tile by hand if it is missing)")
             return _camera(state, CameraObserved(id=ev.id, at_s=ev.at_s, observation=obs), fx, confirmed=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.engine.events import SessionStart
+from controller.engine.events import ENGINE_REV, SessionStart
 from controller.journal import JournalError
 from firmware_bridge.session import LinkTiming
 from hw.backend import PinBackend
@@ -69,6 +69,7 @@ def session_start(cfg: Config, at_s: float, **extra: Any) -> SessionStart:
         "id": f"{cfg.table.id}-session-{int(at_s)}", "at_s": at_s, "table_id": cfg.table.id, "rules": cfg.table.rules,
         "players": cfg.table.players, "mode": cfg.table.information, "hands_total": cfg.table.hands,
         "camera_min_confidence": cfg.camera.min_confidence, "timer_overrides": cfg.table.timers,
+        "engine_rev": ENGINE_REV,
     }
     fields.update(extra)
     return SessionStart(**fields)

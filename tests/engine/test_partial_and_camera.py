@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from controller.engine.effects import Alert
+from controller.engine.events import ENGINE_REV
 from controller.engine.state import Phase
 from tests.engine.engine_helpers import Table, pass_all
 
 
-def _partial() -> Table:
-    t = Table(mode="partial")
+def _partial(**options: Any) -> Table:
+    t = Table(mode="partial", options=options)
     t.ok("table_built", tiles=None, dice=[[3, 4], [2, 5]])
     for seat in range(4):  # nobody knows the hands: each player says "过" for the initial flowers
         t.ok("button", seat=seat, button="ready")
@@ -238,7 +239,7 @@ def test_an_alert_left_open_from_an_earlier_hand_cannot_be_confirmed_into_this_o
     """An unsure read of hand 1 that the referee left open (he entered the discard by hand) must not become a
     discard of hand 2 when confirmed there: seats rotate and ponds start again, so its seat and position now
     mean another tile of another hand.  It can still be rejected (closed)."""
-    t = _partial()
+    t = _partial(engine_rev=ENGINE_REV)
     fx = t.ok("camera", observation={**_obs("uncertain", 1, ["9s"], conf=0.5, position=0), "about": "discard"})
     stale = next(e for e in fx if isinstance(e, Alert))
     t.ok("discard", seat=0, tile="5p")
@@ -257,3 +258,20 @@ def test_an_alert_left_open_from_an_earlier_hand_cannot_be_confirmed_into_this_o
     assert all(t.seat(s).pond == () for s in range(4))
     t.ok("referee", command="reject", alert_id=stale.id)
     assert not next(a for a in t.state.alerts if a.id == stale.id).open
+
+
+def test_a_journal_started_before_the_stale_alert_rule_replays_its_confirm_as_it_was_played() -> None:
+    """ENGINE_REV: a session journaled before the rule (engine_rev 0) took such a confirm; replaying it must too."""
+    t = _partial()
+    fx = t.ok("camera", observation={**_obs("uncertain", 1, ["9s"], conf=0.5, position=0), "about": "discard"})
+    old = next(e for e in fx if isinstance(e, Alert))
+    t.ok("discard", seat=0, tile="5p")
+    shown = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "4p", "6p", "2z", "2z", "5p"]
+    t.ok("camera", observation=_obs("win_shown", 1, shown))
+    pass_all(t)
+    t.ok("table_built", tiles=None, dice=[[3, 4], [2, 5]])
+    dealer = t.state.session.dealer
+    for k in range(4):
+        t.ok("button", seat=(dealer + k) % 4, button="ready")
+    t.ok("referee", command="confirm", alert_id=old.id)  # what the engine of that day did
+    assert [p.tile.code for p in t.seat(1).pond] == ["9s"]
