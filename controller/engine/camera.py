@@ -16,7 +16,7 @@ from controller.engine.effects import Alert, Effect
 from controller.engine.errors import Reject
 from controller.engine.events import Claim, ConcealedKong, DeclareWin, Discard, Event, PromotedKong
 from controller.engine.procedure import parse_tile, sorted_tiles, with_seat
-from controller.engine.query import is_seat, known_count
+from controller.engine.query import is_seat, known_count, player_name
 from controller.engine.state import AlertRec, GameState, Phase, SeatState
 from mjtable.tiles import MeldKind
 
@@ -25,6 +25,12 @@ VISION_TYPES = ("discard", "meld", "concealed_kong", "win_shown", "uncertain", "
 
 
 def raise_alert(state: GameState, kind: str, message: str, data: dict[str, Any], fx: list[Effect]) -> GameState:
+    """Open an alert for the referee; one about a seat also names the player sitting there now (``data.player``:
+    seats rotate, so a later display of the alert must not look the name up again)."""
+    obs = data.get("observation")
+    seat = data.get("seat", obs.get("seat") if isinstance(obs, dict) else None)
+    if is_seat(seat) and "player" not in data:
+        data = {**data, "player": player_name(state, seat)}
     a = AlertRec(id=f"alert-{len(state.alerts) + 1}", kind=kind, message=message, data=tuple(data.items()),
                  at_s=state.now_s, hand_no=state.hand.hand_no if state.hand is not None else None)
     fx.append(Alert(id=a.id, kind=kind, message=message, data=data))

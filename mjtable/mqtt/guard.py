@@ -113,9 +113,18 @@ def redact_alert(alert: dict[str, Any], seated: Sequence[str] | None = None) -> 
     if seat is not None:
         out["seat"] = seat
     kind = str(alert.get("kind", "alert"))
-    who = None if seat is None else seated[seat] if seated is not None and 0 <= seat < len(seated) else f"seat {seat}"
-    out["message"] = kind.replace("_", " ") + (f" ({who})" if who is not None else "")
+    out["message"] = kind.replace("_", " ") + (f" ({_named(alert, seat, seated)})" if seat is not None else "")
     return out
+
+
+def _named(alert: dict[str, Any], seat: int, seated: Sequence[str] | None) -> str:
+    """Who a public alert is about: the player the engine named when it was raised (``data.player``; seats rotate,
+    so the seating of a later state may put somebody else there), else the player at ``seat`` now, else the seat.
+    A name that reads like a tile code is not used (the guard would refuse the whole state for it)."""
+    data = alert.get("data")
+    names = [data.get("player") if isinstance(data, dict) else None,
+             seated[seat] if seated is not None and 0 <= seat < len(seated) else None]
+    return next((n for n in names if isinstance(n, str) and n and not TILE_WORD.search(n)), f"seat {seat}")
 
 
 def seated_players(public: dict[str, Any] | None) -> list[str] | None:
