@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from controller.views import public_view
 from mjtable.records import game_records_from_events, score_sheet_csv
@@ -77,3 +80,24 @@ def test_a_result_shown_again_unchanged_is_not_sent_again(tmp_path: Path) -> Non
     ids = [e["id"] for e in sent if e["type"] == "hand_result"]
     assert len(ids) == len(set(ids)) == len(states[-1].history)
     assert all(i.endswith(":result") for i in ids)
+
+
+def test_a_revision_whose_record_was_lost_is_sent_under_the_next_id(tmp_path: Path) -> None:
+    """A kill between putting a revision in the outbox and noting it as sent: the next change must not reuse that
+    revision's id (the outbox would drop it as published, and the correction would be lost)."""
+    table = OutboxTable(tmp_path / "T1.outbox.sqlite")
+    first = "T1-g1:hand1:result"
+
+    def publish(content: dict[str, Any]) -> Callable[[str, dict[str, int]], Any]:
+        return lambda event_id, revision: table.channel.publish_event("hand_result", {**content, **revision},
+                                                                     event_id=event_id)
+
+    assert table.channel._send_latest(first, {"payments": [0, 0, 0, 0]}, publish({"payments": [0, 0, 0, 0]}))
+    assert table.channel._send_latest(first, {"payments": [1, -1, 0, 0]}, publish({"payments": [1, -1, 0, 0]}))
+    table.ledger.set_meta(f"sent:{first}", "0:" + "0" * 16)  # what the outbox said before r1's note was written
+    table.restart()
+    last = {"payments": [2, -2, 0, 0]}
+    assert table.channel._send_latest(first, last, publish(last))
+    sent = [json.loads(p) for p in table.payloads()]
+    assert [e["id"] for e in sent] == [first, f"{first}:r1", f"{first}:r2"]
+    assert sent[-1]["data"]["payments"] == [2, -2, 0, 0]
