@@ -235,11 +235,9 @@ def _phase(t: Table) -> Phase:
     return t.state.phase
 
 
-def test_an_alert_left_open_from_an_earlier_hand_cannot_be_confirmed_into_this_one() -> None:
-    """An unsure read of hand 1 that the referee left open (he entered the discard by hand) must not become a
-    discard of hand 2 when confirmed there: seats rotate and ponds start again, so its seat and position now
-    mean another tile of another hand.  It can still be rejected (closed)."""
-    t = _partial(engine_rev=ENGINE_REV)
+def _unsure_read_then_the_next_hand(t: Table) -> Alert:
+    """Hand 1: an unsure read of seat 1's discard left open, seat 0's 5p entered by hand, seat 1's win on it; then
+    hand 2 built and every seat past the flowers (seat 1 deals and has the turn).  Returns the open alert."""
     fx = t.ok("camera", observation={**_obs("uncertain", 1, ["9s"], conf=0.5, position=0), "about": "discard"})
     stale = next(e for e in fx if isinstance(e, Alert))
     t.ok("discard", seat=0, tile="5p")
@@ -253,6 +251,15 @@ def test_an_alert_left_open_from_an_earlier_hand_cannot_be_confirmed_into_this_o
         t.ok("button", seat=(dealer + k) % 4, button="ready")
     hand = t.state.hand
     assert hand is not None and _phase(t) is Phase.TURN and hand.turn == 1 == dealer
+    return stale
+
+
+def test_an_alert_left_open_from_an_earlier_hand_cannot_be_confirmed_into_this_one() -> None:
+    """An unsure read of hand 1 that the referee left open (he entered the discard by hand) must not become a
+    discard of hand 2 when confirmed there: seats rotate and ponds start again, so its seat and position now
+    mean another tile of another hand.  It can still be rejected (closed)."""
+    t = _partial(engine_rev=ENGINE_REV)
+    stale = _unsure_read_then_the_next_hand(t)
     rej = t.rejected("referee", command="confirm", alert_id=stale.id)
     assert rej.reason == "wrong_phase" and "hand 1" in rej.message
     assert all(t.seat(s).pond == () for s in range(4))
@@ -263,15 +270,6 @@ def test_an_alert_left_open_from_an_earlier_hand_cannot_be_confirmed_into_this_o
 def test_a_journal_started_before_the_stale_alert_rule_replays_its_confirm_as_it_was_played() -> None:
     """ENGINE_REV: a session journaled before the rule (engine_rev 0) took such a confirm; replaying it must too."""
     t = _partial()
-    fx = t.ok("camera", observation={**_obs("uncertain", 1, ["9s"], conf=0.5, position=0), "about": "discard"})
-    old = next(e for e in fx if isinstance(e, Alert))
-    t.ok("discard", seat=0, tile="5p")
-    shown = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "4p", "6p", "2z", "2z", "5p"]
-    t.ok("camera", observation=_obs("win_shown", 1, shown))
-    pass_all(t)
-    t.ok("table_built", tiles=None, dice=[[3, 4], [2, 5]])
-    dealer = t.state.session.dealer
-    for k in range(4):
-        t.ok("button", seat=(dealer + k) % 4, button="ready")
+    old = _unsure_read_then_the_next_hand(t)
     t.ok("referee", command="confirm", alert_id=old.id)  # what the engine of that day did
     assert [p.tile.code for p in t.seat(1).pond] == ["9s"]
