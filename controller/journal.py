@@ -31,7 +31,7 @@ import os
 import re
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -271,23 +271,32 @@ def _line(r: Record) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
-def fold(events: Iterator[Event] | list[Event], on_step: Callable[[GameState], None] | None = None) -> GameState:
-    """Rebuild the state from accepted events (the first must be ``session_start``); ``on_step``, if given, sees
-    every state on the way (the first one after ``session_start``), e.g. to note who sat where in each hand."""
+def replay(events: Iterable[Event]) -> Iterator[tuple[Event, GameState | None, GameState]]:
+    """Step accepted events as the table stepped them (the first must be ``session_start``): each event with the
+    state before it (None for the ``session_start``) and after it.  JournalError when the journal does not start
+    with a session or an event is rejected on replay."""
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, SessionStart):
         raise JournalError("a journal starts with a session_start event")
     state, _ = start_session(first)
-    if on_step is not None:
-        on_step(state)
+    yield first, None, state
     for ev in it:
         new, fx = step(state, ev)
         if fx and isinstance(fx[0], Rejected):
             raise JournalError(f"journaled event {ev.id} is rejected on replay: {fx[0].reason}")
+        yield ev, state, new
         state = new
+
+
+def fold(events: Iterable[Event], on_step: Callable[[GameState], None] | None = None) -> GameState:
+    """Rebuild the state from accepted events (:func:`replay`); ``on_step``, if given, sees every state on the way
+    (the first one after ``session_start``), e.g. to note who sat where in each hand."""
+    state: GameState | None = None
+    for _, _, state in replay(events):
         if on_step is not None:
             on_step(state)
+    assert state is not None  # replay yields the session_start's state or raises
     return state
 
 

@@ -18,11 +18,10 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from controller.engine.effects import McuCommand, Rejected
-from controller.engine.events import Event, SessionStart, event_from_json
+from controller.engine.effects import McuCommand
+from controller.engine.events import Event, event_from_json
 from controller.engine.state import GameState, Phase
-from controller.engine.step import start_session, step
-from controller.journal import JournaledTable, JournalError, Record
+from controller.journal import JournaledTable, Record, replay
 from controller.views import public_view
 from mjtable.mqtt.channel import TableChannel
 from mjtable.mqtt.outbox import glob_literal
@@ -149,22 +148,11 @@ def republish_unconfirmed(table: JournaledTable, publisher: ServicePublisher) ->
 
 
 def replay_public(records: list[Record]) -> Iterator[tuple[Record, Event, GameState | None, int]]:
-    """Fold accepted journal records (``session_start`` first; ``controller.journal.fold``) as the live service
+    """Fold accepted journal records (``session_start`` first; ``controller.journal.replay``) as the live service
     stepped them: each with its event, the state before it (None for the ``session_start``) and its public number
     (:class:`PublicSeq`)."""
     numbering = PublicSeq()
-    state: GameState | None = None
-    for r in records:
-        ev = event_from_json(r.event)
-        before = state
-        if before is None:
-            if not isinstance(ev, SessionStart):
-                raise JournalError("a journal starts with a session_start event")
-            state = start_session(ev)[0]
-        else:
-            state, fx = step(before, ev)
-            if fx and isinstance(fx[0], Rejected):
-                raise JournalError(f"journaled event {ev.id} is rejected on replay: {fx[0].reason}")
+    for r, (ev, before, state) in zip(records, replay(event_from_json(r.event) for r in records), strict=True):
         hidden = before is not None and void_call(ev, str(before.phase)) and \
             hidden_step(ev, public_view(before), public_view(state))
         numbering.account(str(state.phase), hidden)
