@@ -63,7 +63,7 @@ def _journal_ids(path: Path, game: str) -> tuple[list[str], int]:
 
 def verify(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Compare what each table journaled and published with what the recorder stored, and the scores."""
-    from bench.soak_table import game_id_of
+    from mjtable.service.ports import game_id_of
 
     db = sqlite3.connect(str(work / "recorder.db"))
     tables: dict[str, Any] = {}

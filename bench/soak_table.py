@@ -31,12 +31,7 @@ from mjtable.mqtt.outbox import Outbox
 from mjtable.mqtt.publisher import PahoPublisher
 from mjtable.mqtt.topics import TableTopics
 from mjtable.service.events_out import public_event
-from mjtable.service.ports import ServicePublisher, republish_unconfirmed
-
-
-def game_id_of(table: str, start_s: float) -> str:
-    """The game id the service gives a session (``<table>-<unix start s>``)."""
-    return f"{table}-{int(start_s)}"
+from mjtable.service.ports import ServicePublisher, game_id_of, republish_unconfirmed
 
 
 def main(argv: list[str] | None = None) -> int:

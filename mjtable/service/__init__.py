@@ -39,6 +39,7 @@ from mjtable.service.logs import setup_logging
 from mjtable.service.mcu import LinkFactory, McuPart, WallReader, panel_link_factory, serial_link_factory
 from mjtable.service.notify import Notifier, SystemdNotifier
 from mjtable.service.parts import CameraPart, GpioPart, MqttPart, ObservationSource
+from mjtable.service.ports import game_id_of
 from mjtable.service.runner import TableService
 from mjtable.service.session_journal import open_table
 from mjtable.snapshots import SnapshotStore
@@ -137,7 +138,7 @@ def build_service(cfg: Config, injected: Injected | None = None) -> TableService
             username=cfg.mqtt.username or None, password=password)
         paho.follow_recorder(topics.recorder_ack)  # events stay in the outbox until the recorder has them
         publisher = paho.start()
-    game_id = f"{cfg.table.id}-{int(table.state.session.start_s)}"
+    game_id = game_id_of(cfg.table.id, table.state.session.start_s)
     journal_path = cfg.journal_path
 
     def record_events() -> list[dict[str, Any]]:

@@ -118,6 +118,11 @@ class ServicePublisher:
             ledger.mark_published(game, {published_key(game): str(seq)}, prunable=f"{glob_literal(game)}:[0-9]*")
 
 
+def game_id_of(table_id: str, start_s: float) -> str:
+    """The game id the service gives a session (``<table>-<unix start s>``): its events' ids and outbox keys."""
+    return f"{table_id}-{int(start_s)}"
+
+
 def published_key(game_id: str) -> str:
     """The outbox ``meta`` key holding the last journal seq whose public events are in the outbox."""
     return f"published_n:{game_id}"

@@ -28,7 +28,7 @@ from controller.engine.state import GameState, Phase
 from controller.journal import JournaledTable, JournalError
 from mjtable.config import Config
 from mjtable.mqtt.outbox import Outbox
-from mjtable.service.ports import published_key
+from mjtable.service.ports import game_id_of, published_key
 
 LOGGER = logging.getLogger(__name__)
 
@@ -75,8 +75,7 @@ def _all_published(cfg: Config, state: GameState, table: JournaledTable, ledger:
     """Whether the outbox holds the public events of every journaled event (no outbox: nothing to republish)."""
     if ledger is None:
         return True
-    game = f"{cfg.table.id}-{int(state.session.start_s)}"  # build_service's game id
-    mark = ledger.get_meta(published_key(game))
+    mark = ledger.get_meta(published_key(game_id_of(cfg.table.id, state.session.start_s)))
     last = max((r.n for r in table.journal.records if r.rec == "event"), default=0)
     return mark is not None and int(mark) >= last
 
